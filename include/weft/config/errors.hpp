@@ -1,0 +1,46 @@
+// The exceptions weft throws, so that callers can tell misuse of weft from their own errors.
+#pragma once
+
+#include <stdexcept>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace weft {
+
+/// Base of every exception weft throws for misuse or an impossible request.
+class error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A call that needs a running weft runtime was made without one, or a second
+/// runtime was started while one is running.
+class runtime_state_error : public error {
+public:
+    using error::error;
+};
+
+/// A malformed or unknown --weft: option or WEFT_* environment variable. The message
+/// names the option and what it accepts.
+class bad_option : public error {
+public:
+    using error::error;
+};
+
+/// Thrown by task_group::wait when more than one of its tasks threw: holds every
+/// exception, in the order the tasks finished. (A single exception is rethrown as is.)
+class exception_list : public error {
+public:
+    explicit exception_list(std::vector<std::exception_ptr> list)
+        : error(std::to_string(list.size()) + " tasks of a weft::task_group threw"),
+          list_(std::move(list)) {}
+    const std::vector<std::exception_ptr>& exceptions() const noexcept { return list_; }
+    std::size_t size() const noexcept { return list_.size(); }
+
+private:
+    std::vector<std::exception_ptr> list_;
+};
+
+}  // namespace weft

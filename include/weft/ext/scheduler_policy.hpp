@@ -1,0 +1,92 @@
+// The seam between weft's one scheduling loop and a scheduler policy: what a policy
+// author implements (queues, placement, victim selection) and what the loop keeps
+// (stacks, counters, idling, parking, shutdown).
+#pragma once
+
+#include <weft/threads/task.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft::ext {
+
+using task = weft::detail::task;
+
+/// What the loop tells a policy about each worker when the runtime starts.
+struct worker_info {
+    unsigned index;      ///< 0..num_workers-1
+    unsigned core;       ///< logical core it is bound to (or would be)
+    unsigned numa_node;  ///< logical NUMA node of that core
+};
+
+/// The per-worker state a policy sees; the loop owns the rest of the worker.
+struct worker_context {
+    unsigned index = 0;
+    unsigned numa_node = 0;
+    std::uint64_t rng = 0x9e3779b97f4a7c15ULL;  ///< owner-only xorshift state for victim choice
+
+    /// A fast owner-only pseudo-random number (xorshift64).
+    std::uint64_t random() noexcept {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        return rng;
+    }
+};
+
+/// Where `schedule` put a task, so the loop can wake the right worker.
+struct placement {
+    static constexpr unsigned local = ~0u;
+    /// `local`: on the calling worker's own queues (thieves may take it); otherwise the
+    /// index of the worker whose inbox received it, which must be woken if asleep.
+    unsigned worker = local;
+};
+
+/// A scheduler policy: owns the queues. Implementations must be safe for the calls
+/// documented on each member; the loop guarantees `self` is the calling worker.
+class scheduler_policy {
+public:
+    virtual ~scheduler_policy() = default;
+
+    /// The name used by --weft:scheduler=NAME.
+    virtual std::string_view name() const noexcept = 0;
+
+    /// The largest number of workers the policy supports (e.g. 1 for `single`).
+    virtual unsigned max_workers() const noexcept { return ~0u; }
+
+    /// Called once before any worker starts.
+    virtual void attach(const std::vector<worker_info>& workers) = 0;
+
+    /// Makes `t` runnable. `self` is the calling worker, or null when called from a
+    /// thread that is not a worker (then the policy must use a thread-safe inbox).
+    /// A task with `t.ctx != nullptr` is being resumed (pending); otherwise it is new
+    /// (staged). `t.flags & task_flag_yielded` marks a yield: run it after other work.
+    virtual placement schedule(worker_context* self, task& t) = 0;
+
+    /// The next task for `self` to run, or nullptr when the policy found none
+    /// (own queues first, then stealing as the policy sees fit).
+    virtual task* next_task(worker_context& self) noexcept = 0;
+
+    /// If `t` is the task `self` scheduled most recently and nobody has taken it yet,
+    /// removes it and returns true, so a waiting owner can run it inline. Optional.
+    virtual bool take_back(worker_context& /*self*/, task& /*t*/) noexcept { return false; }
+};
+
+/// Makes a policy by name; used by --weft:scheduler.
+using policy_factory = std::function<std::unique_ptr<scheduler_policy>()>;
+
+/// Adds a policy under `name` (replacing one of the same name). Call before the
+/// runtime starts.
+void register_scheduler_policy(std::string name, policy_factory factory);
+
+/// The names of every registered policy, built-in ones first.
+std::vector<std::string> scheduler_policy_names();
+
+/// A new policy of that name, or nullptr if there is none.
+std::unique_ptr<scheduler_policy> make_scheduler_policy(std::string_view name);
+
+}  // namespace weft::ext

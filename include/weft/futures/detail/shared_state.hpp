@@ -1,0 +1,169 @@
+// The shared state behind weft futures: the value or exception, the list of waiters,
+// and a reference count, in one block that can also hold the producing task.
+#pragma once
+
+#include <weft/sched/detail/core.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <future>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace weft::detail {
+
+/// The type-independent part: readiness, waiters and lifetime.
+///
+/// state_ is 0 (not ready, no waiters), 1 (ready) or the head of an intrusive list of
+/// waiters (not ready). set_value writes the storage, then publishes it with a release
+/// exchange of state_ that also takes the waiter list exactly once; readers acquire
+/// state_. Waiters are pushed with a CAS that fails once the state is ready.
+class shared_state_base {
+public:
+    static constexpr std::uintptr_t ready_tag = 1;
+
+    bool is_ready() const noexcept {
+        // acquire: pairs with the release in mark_ready(); makes the value visible.
+        return state_.load(std::memory_order_acquire) == ready_tag;
+    }
+
+    /// Waits until ready: first tries to run the producing task inline (if it is still
+    /// queued on this worker), else suspends the calling task or blocks the thread.
+    void wait() {
+        if (is_ready()) return;
+        if (producer_ != nullptr && try_run_inline(producer_) && is_ready()) return;
+        wait_until_notified([this](waiter& w) { return enlist(w); });
+    }
+
+    void add_ref() noexcept {
+        // relaxed: a new reference is made from an existing one; nothing to order.
+        refs_.fetch_add(1, std::memory_order_relaxed);
+    }
+    void release() noexcept {
+        // acq_rel: the last owner must see every other owner's writes before destroying.
+        if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy_(this);
+    }
+
+    bool has_exception() const noexcept { return has_exception_; }
+    const std::exception_ptr& exception() const noexcept { return exception_; }
+
+protected:
+    using destroy_fn = void (*)(shared_state_base*) noexcept;
+    shared_state_base(destroy_fn d, std::uint32_t refs) noexcept : refs_(refs), destroy_(d) {}
+    ~shared_state_base() = default;
+
+    /// Publishes the result and wakes every waiter.
+    void mark_ready() noexcept {
+        // acq_rel: release publishes the result; acquire takes the waiters' nodes.
+        std::uintptr_t list = state_.exchange(ready_tag, std::memory_order_acq_rel);
+        WEFT_ASSERT(list != ready_tag);
+        auto* w = reinterpret_cast<waiter*>(list);
+        while (w != nullptr) {
+            waiter* next = w->next;  // read before notify: the waiter may vanish after it
+            w->notify();
+            w = next;
+        }
+    }
+
+    void store_exception(std::exception_ptr e) noexcept {
+        exception_ = std::move(e);
+        has_exception_ = true;
+    }
+
+    /// The task that sets this state, when it lives in the same block (async); set once
+    /// before the block is published and never changed, so readers need no ordering.
+    task* producer_ = nullptr;
+
+private:
+    bool enlist(waiter& w) noexcept {
+        // relaxed: the CAS below re-reads it with acquire/release.
+        std::uintptr_t head = state_.load(std::memory_order_relaxed);
+        do {
+            if (head == ready_tag) {
+                std::atomic_thread_fence(std::memory_order_acquire);  // see the value
+                return false;
+            }
+            w.next = reinterpret_cast<waiter*>(head);
+            // release: publishes w; acquire on failure: see a fresh head or the value.
+        } while (!state_.compare_exchange_weak(head, reinterpret_cast<std::uintptr_t>(&w),
+                                               std::memory_order_release, std::memory_order_acquire));
+        return true;
+    }
+
+    std::atomic<std::uintptr_t> state_{0};
+    std::atomic<std::uint32_t> refs_;
+    bool has_exception_ = false;
+    destroy_fn destroy_;
+    std::exception_ptr exception_;
+};
+
+/// Storage for the value of a future<T>: T, a pointer for T&, nothing for void.
+template <class T>
+struct value_storage {
+    alignas(T) unsigned char bytes[sizeof(T)];
+    bool engaged = false;
+    T& get() noexcept { return *std::launder(reinterpret_cast<T*>(bytes)); }
+    template <class... A>
+    void emplace(A&&... a) {
+        ::new (static_cast<void*>(bytes)) T(std::forward<A>(a)...);
+        engaged = true;
+    }
+    ~value_storage() {
+        if (engaged) get().~T();
+    }
+};
+template <class T>
+struct value_storage<T&> {
+    T* ptr = nullptr;
+    T& get() noexcept { return *ptr; }
+    void emplace(T& r) noexcept { ptr = std::addressof(r); }
+};
+template <>
+struct value_storage<void> {
+    void get() noexcept {}
+    void emplace() noexcept {}
+};
+
+/// The shared state of a future<T>.
+template <class T>
+class shared_state : public shared_state_base {
+public:
+    template <class... A>
+    void set_value(A&&... a) {
+        value_.emplace(std::forward<A>(a)...);
+        mark_ready();
+    }
+    void set_exception(std::exception_ptr e) noexcept {
+        store_exception(std::move(e));
+        mark_ready();
+    }
+    /// The value, or rethrows the stored exception. Only once ready.
+    std::add_lvalue_reference_t<T> value() {
+        if (has_exception()) std::rethrow_exception(exception());
+        return value_.get();
+    }
+
+protected:
+    using shared_state_base::shared_state_base;
+    ~shared_state() = default;
+
+private:
+    value_storage<T> value_;
+};
+
+/// A shared state on its own (for promise<T>).
+template <class T>
+class standalone_state final : public shared_state<T> {
+public:
+    standalone_state() noexcept : shared_state<T>(&destroy, 2) {}
+
+private:
+    static void destroy(shared_state_base* s) noexcept { delete static_cast<standalone_state*>(s); }
+};
+
+[[noreturn]] inline void throw_future_error(std::future_errc code) { throw std::future_error(code); }
+
+}  // namespace weft::detail

@@ -1,0 +1,38 @@
+// Task stacks: anonymous mappings with a guard page below the usable area, so an
+// overflow faults at once instead of silently corrupting a neighbour.
+#pragma once
+
+#include <cstddef>
+
+namespace weft::detail {
+
+/// One task stack. Stacks grow down: usable memory is [bottom, top); the guard page
+/// sits directly below `bottom`.
+struct stack {
+    void* mapping = nullptr;        ///< start of the mapping (the guard page)
+    std::size_t mapping_size = 0;   ///< guard + usable, page multiple
+    void* bottom = nullptr;         ///< lowest usable address
+    std::size_t size = 0;           ///< usable bytes
+
+    void* top() const noexcept { return static_cast<char*>(bottom) + size; }
+    bool valid() const noexcept { return mapping != nullptr; }
+    /// True if `addr` lies in the guard page or within `slack` bytes below it (a large
+    /// frame can step over the guard page).
+    bool guard_contains(const void* addr, std::size_t slack = 0) const noexcept;
+};
+
+/// The system page size.
+std::size_t page_size() noexcept;
+
+/// Rounds a requested usable stack size up to whole pages (at least 16 KiB).
+std::size_t round_stack_size(std::size_t bytes) noexcept;
+
+/// Maps a stack of `usable_bytes` (rounded to pages) plus a guard page.
+/// Throws std::system_error with a message that names vm.max_map_count when the
+/// kernel refuses more mappings.
+stack allocate_stack(std::size_t usable_bytes);
+
+/// Unmaps a stack made by allocate_stack; a default-constructed stack is ignored.
+void deallocate_stack(stack& s) noexcept;
+
+}  // namespace weft::detail

@@ -1,0 +1,45 @@
+// The runtime's configuration and its --weft:* command-line / WEFT_* environment form.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+namespace weft {
+
+/// How the runtime is set up. Built from defaults, then WEFT_* environment variables,
+/// then --weft:* command-line options (the command line wins).
+struct runtime_config {
+    /// Worker OS threads; 0 = one per core.
+    unsigned threads = 0;
+    /// Scheduler policy: local-priority (default), static, single, or a registered one.
+    std::string scheduler = "local-priority";
+    /// Bind worker i to core i (compact) or leave placement to the OS (none).
+    bool bind = true;
+    /// Usable bytes of each task stack; 0 = the default (128 KiB; 512 KiB under sanitizers).
+    std::size_t stack_size = 0;
+    /// Print the machine topology and the worker placement at start.
+    bool print_topology = false;
+    /// --weft:help was given: print the options and do not start.
+    bool help = false;
+};
+
+/// Reads an environment variable; std::getenv by default, replaceable for tests.
+using env_lookup = std::function<const char*(const char*)>;
+
+/// Builds a configuration from WEFT_* variables and the --weft:* options in argv, and
+/// removes those options from argv (argc is updated; argv[argc] stays nullptr).
+/// Arguments after a lone "--" are left alone.
+/// @throws weft::bad_option naming the option and what it accepts, for an unknown
+///         --weft: option or a malformed value.
+runtime_config parse_runtime_options(int& argc, char** argv, const env_lookup& getenv = {});
+
+/// Checks a configuration made in code (thread bound, scheduler name, stack size).
+/// @throws weft::bad_option
+void validate(const runtime_config& cfg);
+
+/// Prints the --weft:* options, their WEFT_* variables and accepted values.
+void print_runtime_help(std::ostream& os);
+
+}  // namespace weft

@@ -1,0 +1,55 @@
+// A spawned closure stored with its task descriptor in one pooled block.
+#pragma once
+
+#include <weft/sched/detail/core.hpp>
+
+#include <functional>
+#include <new>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace weft::detail {
+
+/// Allocates a block for Block from the task-block pool and constructs it.
+template <class Block, class... Args>
+Block* make_block(Args&&... args) {
+    static_assert(alignof(Block) <= cache_line_size);
+    void* mem = allocate_task_block(sizeof(Block));
+    try {
+        return ::new (mem) Block(std::forward<Args>(args)...);
+    } catch (...) {
+        free_task_block(mem, sizeof(Block));
+        throw;
+    }
+}
+
+/// Destroys a block made by make_block.
+template <class Block>
+void destroy_block(Block* b) noexcept {
+    b->~Block();
+    free_task_block(b, sizeof(Block));
+}
+
+/// A callable with its decayed arguments, invoked once.
+template <class F, class... Args>
+struct bound_call {
+    std::decay_t<F> fn;
+    std::tuple<std::decay_t<Args>...> args;
+
+    template <class F2, class... A2>
+    explicit bound_call(F2&& f, A2&&... a) : fn(std::forward<F2>(f)), args(std::forward<A2>(a)...) {}
+
+    decltype(auto) operator()() {
+        return std::apply([this](auto&... a) -> decltype(auto) { return std::invoke(std::move(fn), std::move(a)...); },
+                          args);
+    }
+};
+
+/// Applies optional task attributes to a descriptor.
+inline void apply_attributes(task& t, const task_attributes& a) noexcept {
+    t.priority = a.priority;
+    t.name = a.name;
+}
+
+}  // namespace weft::detail

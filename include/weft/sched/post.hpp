@@ -1,0 +1,65 @@
+// weft::post: fire-and-forget tasks.
+#pragma once
+
+#include <weft/sched/detail/task_block.hpp>
+
+#include <type_traits>
+
+namespace weft {
+
+namespace detail {
+template <class F, class... Args>
+struct post_block : task {
+    bound_call<F, Args...> call;
+
+    template <class F2, class... A2>
+    explicit post_block(F2&& f, A2&&... a) : call(std::forward<F2>(f), std::forward<A2>(a)...) {
+        invoke = &run;
+    }
+
+    static void run(task* self) noexcept {
+        auto* b = static_cast<post_block*>(self);
+        try {
+            b->call();
+        } catch (...) {
+            terminate_on_unhandled_exception(b);
+        }
+        destroy_block(b);
+    }
+};
+}  // namespace detail
+
+/// Runs `f(args...)` as a new task and returns at once. Arguments are decay-copied
+/// (use std::ref to pass a reference). An exception escaping `f` terminates the program
+/// with a message naming it: nobody could receive it. Use weft::async to get a result
+/// or an exception back.
+/// @throws weft::runtime_state_error when no weft runtime is running.
+template <class F, class... Args>
+    requires std::is_invocable_v<std::decay_t<F>, std::decay_t<Args>...>
+void post(F&& f, Args&&... args) {
+    using block = detail::post_block<F, Args...>;
+    block* b = detail::make_block<block>(std::forward<F>(f), std::forward<Args>(args)...);
+    try {
+        detail::spawn(b);
+    } catch (...) {
+        detail::destroy_block(b);
+        throw;
+    }
+}
+
+/// As post(f, args...), with a priority and a name for the task.
+template <class F, class... Args>
+    requires std::is_invocable_v<std::decay_t<F>, std::decay_t<Args>...>
+void post(const task_attributes& attributes, F&& f, Args&&... args) {
+    using block = detail::post_block<F, Args...>;
+    block* b = detail::make_block<block>(std::forward<F>(f), std::forward<Args>(args)...);
+    detail::apply_attributes(*b, attributes);
+    try {
+        detail::spawn(b);
+    } catch (...) {
+        detail::destroy_block(b);
+        throw;
+    }
+}
+
+}  // namespace weft

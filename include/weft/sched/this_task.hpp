@@ -1,0 +1,58 @@
+// weft::this_task: what a running task can do to itself (yield, sleep, identify itself).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <ostream>
+
+namespace weft {
+
+/// Identifies a task, like std::thread::id: a default-constructed id names no task,
+/// and an id may be reused after its task has terminated.
+class task_id {
+public:
+    task_id() noexcept = default;
+    explicit task_id(std::uint64_t v) noexcept : value_(v) {}
+    std::uint64_t value() const noexcept { return value_; }
+    friend bool operator==(task_id, task_id) noexcept = default;
+    friend auto operator<=>(task_id, task_id) noexcept = default;
+    friend std::ostream& operator<<(std::ostream& os, task_id id) { return os << "task#" << id.value_; }
+
+private:
+    std::uint64_t value_ = 0;
+};
+
+namespace this_task {
+
+/// Lets other ready tasks run first; the calling task stays runnable (seed 000's
+/// active → pending). On a thread that is not a weft worker, std::this_thread::yield().
+void yield();
+
+/// Suspends the calling task until `deadline`; the worker runs other tasks meanwhile.
+/// On a thread that is not a weft worker, blocks that thread.
+void sleep_until(std::chrono::steady_clock::time_point deadline);
+
+/// Suspends the calling task for at least `d` (see sleep_until).
+template <class Rep, class Period>
+void sleep_for(std::chrono::duration<Rep, Period> d) {
+    sleep_until(std::chrono::steady_clock::now() + std::chrono::ceil<std::chrono::steady_clock::duration>(d));
+}
+
+/// The id of the calling task; task_id{} on a thread that is not running a task.
+task_id get_id() noexcept;
+
+/// The name given to the calling task, or nullptr.
+const char* get_name() noexcept;
+
+/// The index of the worker running the caller (0..threads-1), or -1 outside workers.
+/// A task may move between workers whenever it suspends.
+int worker_index() noexcept;
+
+}  // namespace this_task
+}  // namespace weft
+
+template <>
+struct std::hash<weft::task_id> {
+    std::size_t operator()(weft::task_id id) const noexcept { return std::hash<std::uint64_t>{}(id.value()); }
+};

@@ -1,0 +1,54 @@
+// The task: weft's unit of work (an HPX thread, a PX-thread), a fixed-size intrusive
+// descriptor that the scheduler queues by pointer and never allocates itself.
+#pragma once
+
+#include <weft/config/config.hpp>
+
+#include <atomic>
+#include <cstdint>
+
+namespace weft {
+
+/// Task priorities with seed 000 §2.3.1's meaning: `high` runs before any normal
+/// task, `low` runs only when no other work is ready anywhere.
+enum class task_priority : std::uint8_t { low, normal, high };
+
+/// Optional attributes for a spawned task.
+struct task_attributes {
+    task_priority priority = task_priority::normal;
+    /// Name for diagnostics (stack-overflow and deadlock reports; counters and traces
+    /// later). Must outlive the task: pass a string literal or another static string.
+    const char* name = nullptr;
+};
+
+namespace detail {
+
+struct context;
+
+/// Lifecycle of seed 000 §2.3.1 (Figure 4). A staged task has no stack; it gets one
+/// (the worker's current stack) when it becomes active. A task that suspends keeps its
+/// stack; resumed, it is pending; its stack is recycled when it terminates.
+enum class task_state : std::uint8_t { staged, pending, active, suspended, terminated };
+
+/// The fixed-size task descriptor. Spawned work embeds it at the start of one
+/// allocation that also holds the closure (and, for async, the future's shared state).
+struct alignas(cache_line_size) task {
+    /// Runs the body on the current stack, then disposes of the task (frees it or drops
+    /// its reference). May suspend and return on another worker.
+    void (*invoke)(task* self) noexcept = nullptr;
+    task* next = nullptr;                      ///< intrusive link (inboxes, local lists)
+    context* ctx = nullptr;                    ///< the stack it is suspended on; null while staged
+    const char* name = nullptr;
+    std::uint64_t id = 0;                      ///< unique per spawn, for diagnostics
+    task_priority priority = task_priority::normal;
+    std::atomic<task_state> state{task_state::staged};  // relaxed everywhere: diagnostics only
+    std::uint8_t flags = 0;                    ///< kind-specific bits (e.g. run inline by owner)
+    std::uint32_t last_worker = 0;             ///< where it last ran (placement of resumes)
+};
+static_assert(sizeof(task) == cache_line_size);
+
+inline constexpr std::uint8_t task_flag_yielded = 1u << 0;  ///< set while a yield reschedules it
+inline constexpr std::uint8_t task_flag_inline = 1u << 1;   ///< being run inline by a waiting owner
+
+}  // namespace detail
+}  // namespace weft

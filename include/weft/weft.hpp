@@ -1,0 +1,11 @@
+// weft: the umbrella header for users (weft's own code never includes it).
+#pragma once
+
+#include <weft/config/errors.hpp>
+#include <weft/futures/future.hpp>
+#include <weft/runtime/options.hpp>
+#include <weft/runtime/runtime.hpp>
+#include <weft/sched/post.hpp>
+#include <weft/sched/task_group.hpp>
+#include <weft/sched/this_task.hpp>
+#include <weft/threads/task.hpp>

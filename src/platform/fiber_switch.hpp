@@ -1,0 +1,91 @@
+// The one place weft switches between stacks: Boost.Context's fcontext primitives,
+// wrapped with the ASan and TSan fiber annotations (DESIGN.md: without them the
+// sanitizers report nonsense on every switch).
+#pragma once
+
+#include <weft/config/config.hpp>
+#include <weft/platform/stack.hpp>
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include <cstddef>
+
+#if WEFT_HAVE_ASAN
+extern "C" {
+void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
+void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
+                                     std::size_t* size_old);
+}
+#endif
+#if WEFT_HAVE_TSAN
+extern "C" {
+void* __tsan_get_current_fiber(void);
+void* __tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void* fiber);
+void __tsan_switch_to_fiber(void* fiber, unsigned flags);
+}
+#endif
+
+namespace weft::detail {
+
+namespace bctx = boost::context::detail;
+using fcontext_t = bctx::fcontext_t;
+using transfer_t = bctx::transfer_t;
+
+/// What a sanitizer needs to know about one execution stack (a task stack or the
+/// worker thread's own stack).
+struct fiber_identity {
+    const void* bottom = nullptr;  // lowest usable address (ASan)
+    std::size_t size = 0;
+    void* tsan_fiber = nullptr;    // TSan's handle for this stack
+    void* asan_fake_stack = nullptr;
+
+    void init_for_stack(const stack& s) noexcept {
+        bottom = s.bottom;
+        size = s.size;
+#if WEFT_HAVE_TSAN
+        if (tsan_fiber == nullptr) tsan_fiber = __tsan_create_fiber(0);
+#endif
+    }
+    void init_for_current_thread() noexcept {
+#if WEFT_HAVE_TSAN
+        tsan_fiber = __tsan_get_current_fiber();
+#endif
+    }
+    void release() noexcept {
+#if WEFT_HAVE_TSAN
+        if (tsan_fiber != nullptr) __tsan_destroy_fiber(tsan_fiber);
+        tsan_fiber = nullptr;
+#endif
+    }
+};
+
+/// Call right before switching from `from` to `to`; `from_dies` when the stack being
+/// left will never be resumed (it is about to be recycled).
+inline void before_switch([[maybe_unused]] fiber_identity* from, [[maybe_unused]] bool from_dies,
+                          [[maybe_unused]] const fiber_identity& to) noexcept {
+#if WEFT_HAVE_ASAN
+    __sanitizer_start_switch_fiber(from_dies ? nullptr : &from->asan_fake_stack, to.bottom, to.size);
+#endif
+#if WEFT_HAVE_TSAN
+    // flags 0: the switch synchronizes, as the hand-over through the switch does.
+    __tsan_switch_to_fiber(to.tsan_fiber, 0);
+#endif
+}
+
+/// Call first thing on the stack that was switched to. Stores the bounds of the stack
+/// that was left into `from` when it is the worker's own thread stack (first switch).
+inline void after_switch([[maybe_unused]] fiber_identity& self,
+                         [[maybe_unused]] fiber_identity* learn_from = nullptr) noexcept {
+#if WEFT_HAVE_ASAN
+    const void* old_bottom = nullptr;
+    std::size_t old_size = 0;
+    __sanitizer_finish_switch_fiber(self.asan_fake_stack, &old_bottom, &old_size);
+    if (learn_from != nullptr) {
+        learn_from->bottom = old_bottom;
+        learn_from->size = old_size;
+    }
+#endif
+}
+
+}  // namespace weft::detail

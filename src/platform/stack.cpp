@@ -1,0 +1,77 @@
+// Task stacks with guard pages (see include/weft/platform/stack.hpp).
+#include <weft/platform/stack.hpp>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <system_error>
+
+namespace weft::detail {
+
+std::size_t page_size() noexcept {
+    static const std::size_t size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    return size;
+}
+
+std::size_t round_stack_size(std::size_t bytes) noexcept {
+    constexpr std::size_t minimum = 16 * 1024;
+    const std::size_t page = page_size();
+    if (bytes < minimum) bytes = minimum;
+    return (bytes + page - 1) / page * page;
+}
+
+bool stack::guard_contains(const void* addr, std::size_t slack) const noexcept {
+    if (mapping == nullptr) return false;
+    const auto a = reinterpret_cast<std::uintptr_t>(addr);
+    const auto guard_hi = reinterpret_cast<std::uintptr_t>(bottom);
+    const auto guard_lo = reinterpret_cast<std::uintptr_t>(mapping);
+    return a < guard_hi && a + slack >= guard_lo;
+}
+
+namespace {
+std::string map_count_hint() {
+    std::ifstream in("/proc/sys/vm/max_map_count");
+    long limit = 0;
+    in >> limit;
+    return "each task stack needs two memory mappings (stack and guard page) and the kernel "
+           "allows " + std::to_string(limit) +
+           " per process (vm.max_map_count); raise it with 'sysctl -w vm.max_map_count=262144' "
+           "or suspend fewer tasks at once";
+}
+}  // namespace
+
+stack allocate_stack(std::size_t usable_bytes) {
+    const std::size_t page = page_size();
+    stack s;
+    s.size = round_stack_size(usable_bytes);
+    s.mapping_size = s.size + page;
+    void* p = ::mmap(nullptr, s.mapping_size, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (p == MAP_FAILED) {
+        const int err = errno;
+        throw std::system_error(err, std::generic_category(),
+                                "weft: cannot map a task stack of " + std::to_string(s.size) +
+                                    " bytes" + (err == ENOMEM ? " (" + map_count_hint() + ")" : ""));
+    }
+    if (::mprotect(p, page, PROT_NONE) != 0) {
+        const int err = errno;
+        ::munmap(p, s.mapping_size);
+        throw std::system_error(err, std::generic_category(),
+                                "weft: cannot protect the guard page of a task stack" +
+                                    (err == ENOMEM ? " (" + map_count_hint() + ")" : std::string{}));
+    }
+    s.mapping = p;
+    s.bottom = static_cast<char*>(p) + page;
+    return s;
+}
+
+void deallocate_stack(stack& s) noexcept {
+    if (s.mapping != nullptr) ::munmap(s.mapping, s.mapping_size);
+    s = stack{};
+}
+
+}  // namespace weft::detail

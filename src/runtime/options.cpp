@@ -1,0 +1,185 @@
+// Parsing of --weft:* options and WEFT_* environment variables.
+#include <weft/config/errors.hpp>
+#include <weft/ext/scheduler_policy.hpp>
+#include <weft/platform/topology.hpp>
+#include <weft/runtime/options.hpp>
+
+#include "sched/scheduler.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+#include <string_view>
+#include <vector>
+
+namespace weft {
+namespace {
+
+constexpr std::string_view prefix = "--weft:";
+constexpr std::size_t max_stack_size = std::size_t{1} << 30;
+
+unsigned max_threads() {
+    return std::max(16u, 16u * topology::machine().num_pus());
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+[[noreturn]] void fail(std::string_view where, std::string_view value, const std::string& accepted) {
+    throw bad_option("weft: bad value '" + std::string(value) + "' for " + std::string(where) +
+                     ": expected " + accepted);
+}
+
+bool parse_uint(std::string_view s, unsigned long long& out) {
+    if (s.empty()) return false;
+    const auto* end = s.data() + s.size();
+    auto [p, ec] = std::from_chars(s.data(), end, out);
+    return ec == std::errc{} && p == end;
+}
+
+unsigned parse_threads(std::string_view where, std::string_view v) {
+    const unsigned bound = max_threads();
+    const std::string accepted = "a whole number from 1 to " + std::to_string(bound) +
+                                 " (16 per processing unit here), or 'all' (one per core)";
+    if (v == "all") return 0;
+    unsigned long long n = 0;
+    if (!parse_uint(v, n) || n < 1 || n > bound) fail(where, v, accepted);
+    return static_cast<unsigned>(n);
+}
+
+std::string parse_scheduler(std::string_view where, std::string_view v) {
+    const auto names = ext::scheduler_policy_names();
+    if (std::find(names.begin(), names.end(), v) == names.end()) fail(where, v, "one of: " + join(names));
+    return std::string(v);
+}
+
+bool parse_bind(std::string_view where, std::string_view v) {
+    if (v == "compact") return true;
+    if (v == "none") return false;
+    fail(where, v, "'compact' (worker i on core i) or 'none'");
+}
+
+std::size_t parse_stack_size(std::string_view where, std::string_view v) {
+    const std::string accepted = "a byte count from 16384 to 1073741824, optionally with a "
+                                 "K, KiB, M or MiB suffix (e.g. 262144 or 256K)";
+    std::size_t mult = 1;
+    std::string_view digits = v;
+    for (auto [suffix, m] : {std::pair<std::string_view, std::size_t>{"KiB", 1024}, {"MiB", 1024 * 1024},
+                             {"K", 1024}, {"k", 1024}, {"M", 1024 * 1024}}) {
+        if (digits.size() > suffix.size() && digits.ends_with(suffix)) {
+            digits.remove_suffix(suffix.size());
+            mult = m;
+            break;
+        }
+    }
+    unsigned long long n = 0;
+    if (!parse_uint(digits, n) || n > max_stack_size / mult) fail(where, v, accepted);
+    const std::size_t bytes = static_cast<std::size_t>(n) * mult;
+    if (bytes < 16 * 1024) fail(where, v, accepted);
+    return bytes;
+}
+
+bool parse_flag(std::string_view where, std::string_view v) {
+    if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+    if (v == "0" || v == "false" || v == "no" || v == "off" || v.empty()) return false;
+    fail(where, v, "1 or 0 (true/false, yes/no, on/off)");
+}
+
+struct option_spec {
+    std::string_view name;  // after --weft:
+    const char* env;        // WEFT_* variable, or nullptr
+    bool takes_value;
+    const char* help;
+};
+
+constexpr option_spec options[] = {
+    {"threads", "WEFT_THREADS", true, "N|all      worker OS threads (default: one per core)"},
+    {"scheduler", "WEFT_SCHEDULER", true, "NAME     scheduler policy (default: local-priority)"},
+    {"bind", "WEFT_BIND", true, "compact|none  bind worker i to core i, or not (default: compact)"},
+    {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
+    {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
+    {"help", nullptr, false, "                this text; the program does not run"},
+};
+
+void apply(runtime_config& cfg, std::string_view name, std::string_view where, std::string_view value) {
+    if (name == "threads") cfg.threads = parse_threads(where, value);
+    else if (name == "scheduler") cfg.scheduler = parse_scheduler(where, value);
+    else if (name == "bind") cfg.bind = parse_bind(where, value);
+    else if (name == "stack-size") cfg.stack_size = parse_stack_size(where, value);
+    else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
+    else if (name == "help") cfg.help = true;
+}
+
+std::string known_options() {
+    std::string s;
+    for (const auto& o : options) s += (s.empty() ? "--weft:" : ", --weft:") + std::string(o.name);
+    return s;
+}
+
+}  // namespace
+
+runtime_config parse_runtime_options(int& argc, char** argv, const env_lookup& getenv_fn) {
+    runtime_config cfg;
+    const env_lookup lookup = getenv_fn ? getenv_fn : env_lookup([](const char* n) { return std::getenv(n); });
+    for (const auto& o : options) {
+        if (o.env == nullptr) continue;
+        if (const char* v = lookup(o.env)) apply(cfg, o.name, o.env, v);
+    }
+    int out = 1;
+    bool passthrough = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (passthrough || !arg.starts_with(prefix)) {
+            if (arg == "--") passthrough = true;
+            argv[out++] = argv[i];
+            continue;
+        }
+        const std::string_view body = arg.substr(prefix.size());
+        const auto eq = body.find('=');
+        const std::string_view name = body.substr(0, eq);
+        const option_spec* spec = nullptr;
+        for (const auto& o : options)
+            if (o.name == name) spec = &o;
+        if (spec == nullptr)
+            throw bad_option("weft: unknown option '" + std::string(arg) + "'; known options: " + known_options() +
+                             " (see --weft:help)");
+        if (spec->takes_value && eq == std::string_view::npos)
+            throw bad_option("weft: option --weft:" + std::string(name) + " needs a value: --weft:" +
+                             std::string(name) + "=" + std::string(spec->help).substr(0, std::string(spec->help).find(' ')));
+        if (!spec->takes_value && eq != std::string_view::npos)
+            throw bad_option("weft: option --weft:" + std::string(name) + " takes no value (got '" +
+                             std::string(arg) + "')");
+        apply(cfg, name, "--weft:" + std::string(name),
+              eq == std::string_view::npos ? std::string_view{"1"} : body.substr(eq + 1));
+    }
+    argc = out;
+    argv[argc] = nullptr;
+    return cfg;
+}
+
+void validate(const runtime_config& cfg) {
+    if (cfg.threads > max_threads())
+        fail("runtime_config::threads", std::to_string(cfg.threads),
+             "at most " + std::to_string(max_threads()) + " (16 per processing unit here), or 0 for one per core");
+    parse_scheduler("runtime_config::scheduler", cfg.scheduler);
+    if (cfg.stack_size != 0 && (cfg.stack_size < 16 * 1024 || cfg.stack_size > max_stack_size))
+        fail("runtime_config::stack_size", std::to_string(cfg.stack_size), "0 (default) or 16384 to 1073741824");
+}
+
+void print_runtime_help(std::ostream& os) {
+    os << "weft runtime options (command line wins over the environment):\n";
+    for (const auto& o : options) {
+        os << "  --weft:" << o.name << (o.takes_value ? "=" : "") << o.help;
+        if (o.env != nullptr) os << "  [" << o.env << "]";
+        os << '\n';
+    }
+    os << "scheduler policies: " << join(ext::scheduler_policy_names()) << '\n'
+       << "default stack size: " << detail::default_stack_size << " bytes\n";
+}
+
+}  // namespace weft

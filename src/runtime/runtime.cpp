@@ -1,0 +1,98 @@
+// weft::runtime (see include/weft/runtime/runtime.hpp).
+#include <weft/config/errors.hpp>
+#include <weft/platform/topology.hpp>
+#include <weft/runtime/runtime.hpp>
+
+#include "sched/scheduler.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+namespace weft {
+
+runtime::runtime() {
+    int argc = 0;
+    char* argv[] = {nullptr};
+    try {
+        cfg_ = parse_runtime_options(argc, argv);
+    } catch (const bad_option& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        std::exit(2);
+    }
+    start();
+}
+
+runtime::runtime(int& argc, char** argv) {
+    try {
+        cfg_ = parse_runtime_options(argc, argv);
+        validate(cfg_);
+    } catch (const bad_option& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        std::exit(2);
+    }
+    if (cfg_.help) {
+        print_runtime_help(std::cout);
+        std::cout.flush();
+        std::exit(0);
+    }
+    try {
+        start();
+    } catch (const bad_option& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        std::exit(2);
+    }
+}
+
+runtime::runtime(const runtime_config& cfg) : cfg_(cfg) {
+    validate(cfg_);
+    start();
+}
+
+runtime::~runtime() { stop(); }
+
+void runtime::start() {
+    const topology& topo = topology::machine();
+    detail::scheduler_config sc;
+    sc.threads = cfg_.threads != 0 ? cfg_.threads : topo.num_cores();
+    if (cfg_.scheduler == "single" && cfg_.threads == 0) sc.threads = 1;
+    sc.policy = cfg_.scheduler;
+    sc.bind = cfg_.bind;
+    sc.stack_size = cfg_.stack_size != 0 ? cfg_.stack_size : detail::default_stack_size;
+    sched_ = std::make_unique<detail::scheduler>(sc);
+    cfg_.threads = sched_->num_workers();
+    cfg_.stack_size = sched_->stack_size();
+    if (cfg_.print_topology) {
+        topo.print(std::cout);
+        std::cout << "weft: " << cfg_.threads << " worker(s), scheduler " << cfg_.scheduler << ", binding "
+                  << (cfg_.bind ? "compact" : "none") << ", stack " << cfg_.stack_size << " bytes\n";
+        for (unsigned i = 0; i < cfg_.threads; ++i) {
+            const unsigned core = i % topo.num_cores();
+            std::cout << "  worker " << i << " -> core " << core << " (NUMA node " << topo.cores()[core].numa_node
+                      << ")\n";
+        }
+        std::cout.flush();
+    }
+    sched_->start();
+}
+
+void runtime::wait() {
+    if (sched_) sched_->wait_for_quiescence();
+}
+
+void runtime::stop() {
+    if (!sched_) return;
+    sched_->wait_for_quiescence();
+    sched_->stop();
+    sched_.reset();
+}
+
+unsigned runtime::num_workers() const noexcept { return cfg_.threads; }
+
+std::string_view runtime::scheduler_name() const noexcept { return cfg_.scheduler; }
+
+std::vector<std::uint64_t> runtime::tasks_per_worker() const {
+    return sched_ ? sched_->finished_per_worker() : std::vector<std::uint64_t>{};
+}
+
+}  // namespace weft

@@ -1,0 +1,134 @@
+// `local-priority`, the default policy: HPX's Priority Local-FIFO scheduler of seed 000
+// §2.3.1 (Figure 5). Per worker a pending and a staged queue (Chase–Lev deques: LIFO
+// for the owner's new work, FIFO for thieves), a high-priority queue per worker and
+// one shared low-priority queue that runs only when nothing else is ready. Stealing
+// looks at the own NUMA domain first (staged before pending: a staged task has no
+// stack yet, so it is the cheapest to move), then at the other domains.
+#include "sched/policies/local_queues.hpp"
+#include "sched/policies/policies.hpp"
+
+#include <weft/concurrency/spinlock.hpp>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace weft::detail {
+namespace {
+
+class local_priority_policy final : public ext::scheduler_policy {
+public:
+    std::string_view name() const noexcept override { return "local-priority"; }
+
+    void attach(const std::vector<ext::worker_info>& workers) override {
+        const auto n = workers.size();
+        queues_ = std::make_unique<local_queues[]>(n);
+        n_ = static_cast<unsigned>(n);
+        near_.assign(n, {});
+        far_.assign(n, {});
+        for (const auto& a : workers)
+            for (const auto& b : workers)
+                if (a.index != b.index)
+                    (a.numa_node == b.numa_node ? near_ : far_)[a.index].push_back(b.index);
+    }
+
+    ext::placement schedule(ext::worker_context* self, task& t) override {
+        if (self == nullptr) {
+            // From outside the workers: a resumed task goes back where it last ran,
+            // a new one round-robin.
+            const unsigned target = t.ctx != nullptr && t.last_worker < n_
+                                        ? t.last_worker
+                                        // relaxed: only spreads work, orders nothing.
+                                        : rr_.fetch_add(1, std::memory_order_relaxed) % n_;
+            queues_[target].inbox.push(&t);
+            return {target};
+        }
+        if (!queues_[self->index].push_local(t)) {
+            std::lock_guard lock(low_lock_);
+            low_.push(&t);
+            low_count_.fetch_add(1, std::memory_order_relaxed);  // relaxed: hint, see next_task
+        }
+        return {};
+    }
+
+    task* next_task(ext::worker_context& self) noexcept override {
+        local_queues& q = queues_[self.index];
+        if (!q.inbox.empty()) drain_inbox(self, q);
+        if (task* t = q.pop_own()) return t;
+        if (task* t = steal(self)) return t;
+        if (task* t = q.yielded.pop()) return t;
+        // relaxed: an emptiness hint that keeps idle workers off the lock; the lock decides.
+        if (low_count_.load(std::memory_order_relaxed) != 0) {
+            std::lock_guard lock(low_lock_);
+            if (task* t = low_.pop()) {
+                low_count_.fetch_sub(1, std::memory_order_relaxed);
+                return t;
+            }
+        }
+        return nullptr;
+    }
+
+    bool take_back(ext::worker_context& self, task& t) noexcept override {
+        return queues_[self.index].take_back(t);
+    }
+
+private:
+    void drain_inbox(ext::worker_context& self, local_queues& q) noexcept {
+        for (task* t = q.inbox.take_all(); t != nullptr;) {
+            task* next = t->next;
+            t->next = nullptr;
+            try {
+                schedule(&self, *t);
+            } catch (...) {
+                std::terminate();  // a deque could not grow: out of memory
+            }
+            t = next;
+        }
+    }
+
+    static task* try_steal(ext::work_stealing_deque<task>& dq) noexcept {
+        task* t = nullptr;
+        for (int attempt = 0; attempt < 2 && !dq.empty(); ++attempt) {
+            if (dq.steal(t) == ext::steal_status::success) return t;
+        }
+        return nullptr;
+    }
+
+    task* steal_from(const std::vector<unsigned>& victims, ext::worker_context& self,
+                     ext::work_stealing_deque<task> local_queues::*which) noexcept {
+        const auto n = victims.size();
+        if (n == 0) return nullptr;
+        const auto start = static_cast<std::size_t>(self.random() % n);
+        for (std::size_t i = 0; i < n; ++i)
+            if (task* t = try_steal(queues_[victims[(start + i) % n]].*which)) return t;
+        return nullptr;
+    }
+
+    task* steal(ext::worker_context& self) noexcept {
+        const auto& near = near_[self.index];
+        const auto& far = far_[self.index];
+        if (task* t = steal_from(near, self, &local_queues::high)) return t;
+        if (task* t = steal_from(far, self, &local_queues::high)) return t;
+        if (task* t = steal_from(near, self, &local_queues::staged)) return t;
+        if (task* t = steal_from(near, self, &local_queues::pending)) return t;
+        if (task* t = steal_from(far, self, &local_queues::staged)) return t;
+        if (task* t = steal_from(far, self, &local_queues::pending)) return t;
+        return nullptr;
+    }
+
+    std::unique_ptr<local_queues[]> queues_;
+    unsigned n_ = 0;
+    std::vector<std::vector<unsigned>> near_, far_;
+    alignas(cache_line_size) std::atomic<unsigned> rr_{0};
+    alignas(cache_line_size) ext::spinlock low_lock_;
+    task_fifo low_;
+    std::atomic<std::size_t> low_count_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<ext::scheduler_policy> make_local_priority_policy() {
+    return std::make_unique<local_priority_policy>();
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,86 @@
+// `static` and `single`: placement decided at spawn, no stealing. `static` deals new
+// tasks round-robin over the workers (HPX's static scheduler); `single` is the same
+// policy restricted to one worker, so that a run is deterministic (tests, debugging).
+#include "sched/policies/local_queues.hpp"
+#include "sched/policies/policies.hpp"
+
+#include <memory>
+
+namespace weft::detail {
+namespace {
+
+class static_policy : public ext::scheduler_policy {
+public:
+    explicit static_policy(bool single) : single_(single) {}
+
+    std::string_view name() const noexcept override { return single_ ? "single" : "static"; }
+    unsigned max_workers() const noexcept override { return single_ ? 1u : ~0u; }
+
+    void attach(const std::vector<ext::worker_info>& workers) override {
+        n_ = static_cast<unsigned>(workers.size());
+        queues_ = std::make_unique<local_queues[]>(n_);
+        next_target_.assign(n_, 0);
+    }
+
+    ext::placement schedule(ext::worker_context* self, task& t) override {
+        if (self == nullptr) {
+            const unsigned target = t.ctx != nullptr && t.last_worker < n_
+                                        ? t.last_worker
+                                        // relaxed: only spreads work, orders nothing.
+                                        : rr_.fetch_add(1, std::memory_order_relaxed) % n_;
+            queues_[target].inbox.push(&t);
+            return {target};
+        }
+        unsigned target = self->index;
+        if (t.ctx == nullptr && !(t.flags & task_flag_yielded)) {
+            // Round-robin over all workers, starting with the spawner itself.
+            unsigned& next = next_target_[self->index];
+            target = (self->index + next) % n_;
+            next = (next + 1) % n_;
+        }
+        if (target != self->index) {
+            queues_[target].inbox.push(&t);
+            return {target};
+        }
+        local_queues& q = queues_[target];
+        if (!q.push_local(t)) q.low.push(&t);
+        return {};
+    }
+
+    task* next_task(ext::worker_context& self) noexcept override {
+        local_queues& q = queues_[self.index];
+        if (!q.inbox.empty()) {
+            for (task* t = q.inbox.take_all(); t != nullptr;) {
+                task* next = t->next;
+                t->next = nullptr;
+                try {
+                    if (!q.push_local(*t)) q.low.push(t);
+                } catch (...) {
+                    std::terminate();  // a deque could not grow: out of memory
+                }
+                t = next;
+            }
+        }
+        if (task* t = q.pop_own()) return t;
+        if (task* t = q.yielded.pop()) return t;
+        return q.low.pop();
+    }
+
+    bool take_back(ext::worker_context& self, task& t) noexcept override {
+        return queues_[self.index].take_back(t);
+    }
+
+private:
+    bool single_;
+    unsigned n_ = 0;
+    std::unique_ptr<local_queues[]> queues_;
+    std::vector<unsigned> next_target_;  // per worker, owner only
+    alignas(cache_line_size) std::atomic<unsigned> rr_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<ext::scheduler_policy> make_static_policy() { return std::make_unique<static_policy>(false); }
+std::unique_ptr<ext::scheduler_policy> make_single_policy() { return std::make_unique<static_policy>(true); }
+
+}  // namespace weft::detail

@@ -1,0 +1,703 @@
+// The one scheduling loop (seed 000 §2.3.1, Figure 4): every policy shares it.
+//
+// Stacks. A worker always runs the loop on a pooled task stack. A staged task runs
+// directly on the stack the loop is on (it gets its "context" by starting there); when
+// it finishes, the loop simply continues on the same stack, so a stream of tasks that
+// never block costs no context switch at all. A task that suspends keeps its stack, and
+// the worker continues the loop on a fresh one. Picking a pending (resumed) task
+// abandons the loop's current stack (only the loop frame is on it), recycles it, and
+// jumps into the task's saved context. The worker's own OS stack is left on start and
+// returned to on shutdown.
+#include "sched/scheduler.hpp"
+
+#include <weft/config/errors.hpp>
+#include <weft/sched/detail/core.hpp>
+
+#include <cxxabi.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <typeinfo>
+
+namespace weft::detail {
+
+namespace {
+
+// initial-exec: weft is linked into the executable, so the TLS offset is fixed and the
+// signal handler can read it without calling into the dynamic linker.
+thread_local worker* tl_worker __attribute__((tls_model("initial-exec"))) = nullptr;
+
+std::atomic<scheduler*> g_active{nullptr};
+std::atomic<std::uint64_t> g_external_task_seq{0};
+
+constexpr unsigned spin_rounds_before_park = 2048;
+
+// ---------------------------------------------------------------------------------
+// Switching (platform/fiber_switch.hpp does the sanitizer annotations).
+
+[[noreturn]] void context_entry(transfer_t) noexcept;
+
+struct suspend_record {
+    task* t;
+    context* from;
+    suspend_callback cb;
+    void* arg;
+};
+
+transfer_t on_first_landing(transfer_t tr) noexcept {
+    worker* w = current_worker();
+    after_switch(w->current_ctx->fiber, &w->thread_ctx.fiber);
+    w->thread_ctx.fctx = tr.fctx;
+    return {nullptr, nullptr};
+}
+
+transfer_t on_suspend_landing(transfer_t tr) noexcept {
+    worker* w = current_worker();
+    after_switch(w->current_ctx->fiber);
+    // Copy the record out: it lives on the suspended stack, which another worker may
+    // resume (and unwind) as soon as the callback publishes the task.
+    const suspend_record rec = *static_cast<suspend_record*>(tr.data);
+    rec.from->fctx = tr.fctx;
+    rec.cb(rec.t, rec.arg);
+    return {nullptr, nullptr};
+}
+
+transfer_t on_resume_landing(transfer_t tr) noexcept {
+    worker* w = current_worker();
+    after_switch(w->current_ctx->fiber);
+    w->sched->recycle_context(w, static_cast<context*>(tr.data));
+    return {nullptr, nullptr};
+}
+
+// Runs a staged task on the current stack; it may suspend and come back on another worker.
+void execute(task* t) noexcept {
+    worker* w = current_worker();
+    task* const outer = w->current_task;  // non-null when run inline inside a waiting task
+    w->current_task = t;
+    t->last_worker = w->index;
+    t->state.store(task_state::active, std::memory_order_relaxed);
+    t->invoke(t);  // disposes of t
+    w = current_worker();
+    w->current_task = outer;
+    // release: a quiescence check that sees this count also sees the spawns t made.
+    w->finished.store(w->finished.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+}
+
+// Leaves the current stack for good and continues the suspended task `t`.
+[[noreturn]] void switch_to_pending(worker* w, task* t) noexcept {
+    context* abandoned = w->current_ctx;
+    context* target = t->ctx;
+    t->ctx = nullptr;
+    t->flags = static_cast<std::uint8_t>(t->flags & ~task_flag_yielded);
+    t->state.store(task_state::active, std::memory_order_relaxed);
+    t->last_worker = w->index;
+    target->suspended_task.store(nullptr, std::memory_order_relaxed);
+    w->current_ctx = target;
+    w->current_task = t;
+    before_switch(&abandoned->fiber, true, target->fiber);
+    bctx::ontop_fcontext(target->fctx, abandoned, on_resume_landing);
+    __builtin_unreachable();
+}
+
+void worker_loop() noexcept {
+    for (;;) {
+        worker* w = current_worker();
+        scheduler* s = w->sched;
+        task* t = s->policy().next_task(*w);
+        if (t == nullptr) {
+            if (++w->idle_spins < spin_rounds_before_park) {
+                cpu_relax();
+                continue;
+            }
+            w->idle_spins = 0;
+            t = s->park_until_work(w);
+            if (t == nullptr) {
+                if (s->stopping()) return;
+                continue;
+            }
+        }
+        w->idle_spins = 0;
+        if (t->ctx == nullptr)
+            execute(t);
+        else
+            switch_to_pending(w, t);
+    }
+}
+
+transfer_t on_exit_landing(transfer_t tr) noexcept {
+    worker* w = current_worker();
+    after_switch(w->thread_ctx.fiber);
+    w->sched->recycle_context(w, static_cast<context*>(tr.data));
+    return {nullptr, nullptr};
+}
+
+[[noreturn]] void context_entry(transfer_t) noexcept {
+    worker_loop();
+    worker* w = current_worker();
+    context* here = w->current_ctx;
+    w->current_ctx = nullptr;
+    before_switch(&here->fiber, true, w->thread_ctx.fiber);
+    bctx::ontop_fcontext(w->thread_ctx.fctx, here, on_exit_landing);
+    __builtin_unreachable();
+}
+
+// ---------------------------------------------------------------------------------
+// Stack overflow: a SIGSEGV in the guard page of the running task's stack.
+
+struct sigaction g_previous_segv {};
+std::once_flag g_segv_once;
+
+void write_str(const char* s) noexcept {
+    const std::size_t n = std::strlen(s);
+    [[maybe_unused]] auto r = ::write(STDERR_FILENO, s, n);
+}
+
+void write_u64(std::uint64_t v) noexcept {
+    char buf[24];
+    char* p = buf + sizeof buf;
+    *--p = '\0';
+    do {
+        *--p = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    write_str(p);
+}
+
+void segv_handler(int sig, siginfo_t* info, void* uctx) {
+    worker* w = tl_worker;
+    if (w != nullptr && w->current_ctx != nullptr &&
+        w->current_ctx->stk.guard_contains(info->si_addr, 64 * 1024)) {
+        const task* t = w->current_task;
+        write_str("weft: stack overflow in task ");
+        if (t != nullptr && t->name != nullptr) {
+            write_str("'");
+            write_str(t->name);
+            write_str("'");
+        } else {
+            write_str("#");
+            write_u64(t != nullptr ? t->id : 0);
+        }
+        write_str(" (stack size ");
+        write_u64(w->current_ctx->stk.size);
+        write_str(" bytes); raise --weft:stack-size\n");
+        std::abort();
+    }
+    // Not ours: hand the fault to whoever handled it before us (a sanitizer, or the default).
+    if (g_previous_segv.sa_flags & SA_SIGINFO) {
+        if (g_previous_segv.sa_sigaction != nullptr) {
+            g_previous_segv.sa_sigaction(sig, info, uctx);
+            return;
+        }
+    } else if (g_previous_segv.sa_handler != SIG_DFL && g_previous_segv.sa_handler != SIG_IGN) {
+        g_previous_segv.sa_handler(sig);
+        return;
+    }
+    ::signal(sig, SIG_DFL);  // the faulting instruction re-runs and the default action applies
+}
+
+void install_segv_handler() {
+    std::call_once(g_segv_once, [] {
+        struct sigaction sa {};
+        sa.sa_sigaction = segv_handler;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        ::sigaction(SIGSEGV, &sa, &g_previous_segv);
+    });
+}
+
+}  // namespace
+
+worker* current_worker() noexcept {
+    // The empty asm keeps the compiler from treating this function as pure and from
+    // reusing a TLS address computed before a context switch.
+    asm volatile("" ::: "memory");
+    return tl_worker;
+}
+
+// ---------------------------------------------------------------------------------
+// scheduler
+
+scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
+    policy_ = ext::make_scheduler_policy(cfg_.policy);
+    if (!policy_) throw bad_option("weft: unknown scheduler policy '" + cfg_.policy + "'");
+    if (cfg_.threads == 0) cfg_.threads = 1;
+    if (cfg_.threads > policy_->max_workers())
+        throw bad_option("weft: scheduler '" + cfg_.policy + "' supports at most " +
+                         std::to_string(policy_->max_workers()) + " worker(s), not " +
+                         std::to_string(cfg_.threads));
+    cfg_.stack_size = round_stack_size(cfg_.stack_size);
+    // Inline execution in get()/wait() needs this much stack left (else the child gets its own).
+    inline_reserve_ = std::max<std::size_t>(cfg_.stack_size / 4, 8 * 1024);
+
+    const topology& topo = topology::machine();
+    std::vector<ext::worker_info> infos;
+    for (unsigned i = 0; i < cfg_.threads; ++i) {
+        auto w = std::make_unique<worker>();
+        w->sched = this;
+        w->index = i;
+        w->core = i % std::max(1u, topo.num_cores());
+        w->numa_node = topo.cores().empty() ? 0 : topo.cores()[w->core].numa_node;
+        w->rng = 0x9e3779b97f4a7c15ULL * (i + 1);
+        infos.push_back({i, w->core, w->numa_node});
+        workers_.push_back(std::move(w));
+    }
+    policy_->attach(infos);
+}
+
+scheduler::~scheduler() {
+    if (started_) stop();
+    std::lock_guard lock(contexts_mutex_);
+    while (contexts_head_ != nullptr) {
+        context* c = contexts_head_;
+        contexts_head_ = c->registry_next;
+        c->fiber.release();
+        deallocate_stack(c->stk);
+        delete c;
+    }
+}
+
+scheduler* scheduler::active() noexcept { return g_active.load(std::memory_order_acquire); }
+
+void scheduler::start() {
+    scheduler* expected = nullptr;
+    if (!g_active.compare_exchange_strong(expected, this))
+        throw runtime_state_error("weft: a runtime is already running in this process; "
+                                  "stop it before starting another");
+    install_segv_handler();
+    started_ = true;
+    timer_thread_ = std::thread([this] { timer_main(); });
+    for (auto& w : workers_) {
+        worker* wp = w.get();
+        wp->thread = std::thread([this, wp] { worker_main(wp); });
+    }
+}
+
+void scheduler::worker_main(worker* w) {
+    tl_worker = w;
+    if (cfg_.bind) {
+        const std::string why = topology::machine().bind_this_thread_to_core(w->core);
+        if (!why.empty() && w->index == 0)
+            std::fprintf(stderr, "weft: warning: cannot bind workers to cores (%s); running unbound\n",
+                         why.c_str());
+    }
+    // An alternate signal stack, so a stack overflow can still be reported.
+    w->signal_stack = allocate_stack(64 * 1024);
+    stack_t ss{};
+    ss.ss_sp = w->signal_stack.bottom;
+    ss.ss_size = w->signal_stack.size;
+    stack_t old_ss{};
+    ::sigaltstack(&ss, &old_ss);
+
+    w->thread_ctx.fiber.init_for_current_thread();
+    context* first = fresh_context(w);
+    w->current_ctx = first;
+    before_switch(&w->thread_ctx.fiber, false, first->fiber);
+    bctx::ontop_fcontext(first->fctx, nullptr, on_first_landing);
+    // Back on the thread's own stack: the loop saw stopping() with nothing left to run.
+
+    for (context* c : w->ctx_cache) release_context(c);
+    w->ctx_cache.clear();
+    for (std::size_t k = 0; k < worker::block_classes; ++k) {
+        while (void* p = w->free_blocks[k]) {
+            w->free_blocks[k] = *static_cast<void**>(p);
+            ::operator delete(p, (k + 1) * cache_line_size, std::align_val_t{cache_line_size});
+        }
+        w->free_block_count[k] = 0;
+    }
+    ::sigaltstack(&old_ss, nullptr);
+    deallocate_stack(w->signal_stack);
+    tl_worker = nullptr;
+}
+
+context* scheduler::fresh_context(worker* w) {
+    context* c = nullptr;
+    if (!w->ctx_cache.empty()) {
+        c = w->ctx_cache.back();
+        w->ctx_cache.pop_back();
+    } else {
+        c = new context;
+        try {
+            c->stk = allocate_stack(cfg_.stack_size);
+        } catch (...) {
+            delete c;
+            throw;
+        }
+        c->fiber.init_for_stack(c->stk);
+        std::lock_guard lock(contexts_mutex_);
+        c->registry_next = contexts_head_;
+        if (contexts_head_ != nullptr) contexts_head_->registry_prev = c;
+        contexts_head_ = c;
+        ++contexts_count_;
+    }
+    c->fiber.asan_fake_stack = nullptr;
+    c->fctx = bctx::make_fcontext(c->stk.top(), c->stk.size, context_entry);
+    return c;
+}
+
+void scheduler::recycle_context(worker* w, context* c) noexcept {
+    constexpr std::size_t keep = 64;
+    if (w->ctx_cache.size() < keep) {
+        try {
+            w->ctx_cache.push_back(c);
+            return;
+        } catch (...) {
+        }
+    }
+    release_context(c);
+}
+
+void scheduler::release_context(context* c) noexcept {
+    {
+        std::lock_guard lock(contexts_mutex_);
+        if (c->registry_prev != nullptr) c->registry_prev->registry_next = c->registry_next;
+        else contexts_head_ = c->registry_next;
+        if (c->registry_next != nullptr) c->registry_next->registry_prev = c->registry_prev;
+        --contexts_count_;
+    }
+    c->fiber.release();
+    deallocate_stack(c->stk);
+    delete c;
+}
+
+std::size_t scheduler::contexts_allocated() const {
+    std::lock_guard lock(contexts_mutex_);
+    return contexts_count_;
+}
+
+void scheduler::spawn(worker* self, task* t) {
+    if (self != nullptr) {
+        t->id = (++self->spawn_seq << 12) | ((self->index + 1) & 0xfff);
+        // release: see execute(); the count is published before the task is.
+        self->spawned.store(self->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    } else {
+        if (stopping_.load(std::memory_order_acquire))
+            throw runtime_state_error("weft: cannot spawn a task: the runtime is stopping");
+        t->id = g_external_task_seq.fetch_add(1, std::memory_order_relaxed) << 12;
+        external_spawned_.fetch_add(1, std::memory_order_seq_cst);
+    }
+    t->state.store(task_state::staged, std::memory_order_relaxed);
+    after_schedule(self, policy_->schedule(self, *t));
+}
+
+void scheduler::resume(worker* self, task* t) noexcept {
+    t->state.store(task_state::pending, std::memory_order_relaxed);
+    ext::placement p;
+    try {
+        p = policy_->schedule(self, *t);
+    } catch (...) {
+        std::fprintf(stderr, "weft: the scheduler policy failed to requeue a resumed task\n");
+        std::terminate();
+    }
+    after_schedule(self, p);
+}
+
+void scheduler::after_schedule(worker* self, ext::placement p) noexcept {
+    if (p.worker == ext::placement::local && self != nullptr) {
+        // Deliberately without a fence (as oneTBB does for spawns): a wake-up missed in
+        // the tiny window while a worker parks costs parallelism, never progress, since
+        // `self` is awake and will run the task itself.
+        // relaxed: a hint only, see above.
+        if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one(self->index + 1);
+        return;
+    }
+    // The task sits in one worker's inbox (or, from outside, anywhere): that worker
+    // must not sleep through it. seq_cst fence pairs with the one in park_until_work.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (p.worker < workers_.size()) wake(workers_[p.worker].get());
+    else if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one(0);
+}
+
+void scheduler::wake(worker* w) noexcept {
+    std::uint32_t parked = 1;
+    if (w->park.compare_exchange_strong(parked, 2, std::memory_order_acq_rel)) w->park.notify_one();
+}
+
+void scheduler::wake_one(unsigned start) noexcept {
+    const auto n = static_cast<unsigned>(workers_.size());
+    for (unsigned i = 0; i < n; ++i) {
+        worker* w = workers_[(start + i) % n].get();
+        // relaxed: a cheap filter; the CAS in wake() decides.
+        if (w->park.load(std::memory_order_relaxed) == 1) {
+            std::uint32_t parked = 1;
+            if (w->park.compare_exchange_strong(parked, 2, std::memory_order_acq_rel)) {
+                w->park.notify_one();
+                return;
+            }
+        }
+    }
+}
+
+task* scheduler::park_until_work(worker* w) noexcept {
+    // relaxed: ordered by the fence below.
+    w->park.store(1, std::memory_order_relaxed);
+    sleepers_.fetch_add(1, std::memory_order_relaxed);
+    // Pairs with the fence in after_schedule(): either the producer sees park == 1 and
+    // wakes us, or the recheck below sees its task.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    task* t = policy_->next_task(*w);
+    if (t == nullptr && !stopping_.load(std::memory_order_acquire)) {
+        notify_idle_watchers();
+        // acquire: pairs with the acq_rel CAS of the waker.
+        while (w->park.load(std::memory_order_acquire) == 1) w->park.wait(1, std::memory_order_acquire);
+    }
+    w->park.store(0, std::memory_order_relaxed);
+    sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    return t;
+}
+
+void scheduler::notify_idle_watchers() noexcept {
+    if (idle_watchers_.load(std::memory_order_acquire) == 0) return;
+    {
+        std::lock_guard lock(idle_mutex_);
+        ++idle_epoch_;
+    }
+    idle_cv_.notify_all();
+}
+
+bool scheduler::quiescent() const noexcept {
+    // Finished counts first, spawned counts second (all acquire): every finish we see
+    // happens after its spawn and after the spawns the task made, so finished == spawned
+    // means that, at the moment between the two passes, no task existed.
+    std::uint64_t finished = 0;
+    for (const auto& w : workers_) finished += w->finished.load(std::memory_order_acquire);
+    std::uint64_t spawned = external_spawned_.load(std::memory_order_acquire);
+    for (const auto& w : workers_) spawned += w->spawned.load(std::memory_order_acquire);
+    return finished == spawned;
+}
+
+std::vector<std::uint64_t> scheduler::finished_per_worker() const {
+    std::vector<std::uint64_t> v;
+    for (const auto& w : workers_) v.push_back(w->finished.load(std::memory_order_acquire));
+    return v;
+}
+
+void scheduler::wait_for_quiescence() {
+    using clock = std::chrono::steady_clock;
+    constexpr auto grace = std::chrono::milliseconds(250);
+    idle_watchers_.fetch_add(1, std::memory_order_acq_rel);
+    clock::time_point stuck_since{};
+    bool stuck = false;
+    while (!quiescent()) {
+        {
+            std::unique_lock lock(idle_mutex_);
+            const std::uint64_t epoch = idle_epoch_;
+            idle_cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return idle_epoch_ != epoch; });
+        }
+        bool timers_pending = false;
+        {
+            std::lock_guard tl(timer_mutex_);
+            timers_pending = !timers_.empty();
+        }
+        const bool all_parked = sleepers_.load(std::memory_order_acquire) == workers_.size();
+        if (all_parked && !timers_pending && !quiescent()) {
+            // Nothing runnable, nothing timed, yet tasks exist: they are suspended on
+            // something nobody can complete. A thread outside the runtime could still
+            // wake one, so the state must hold for a grace period before we report.
+            if (!stuck) {
+                stuck = true;
+                stuck_since = clock::now();
+            } else if (clock::now() - stuck_since >= grace) {
+                report_deadlock();
+            }
+        } else {
+            stuck = false;
+        }
+    }
+    idle_watchers_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+void scheduler::report_deadlock() {
+    std::vector<const task*> stuck;
+    {
+        std::lock_guard lock(contexts_mutex_);
+        for (context* c = contexts_head_; c != nullptr; c = c->registry_next)
+            if (const task* t = c->suspended_task.load(std::memory_order_relaxed)) stuck.push_back(t);
+    }
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "weft: deadlock: all work is done but %zu task(s) are suspended on something "
+                 "that can never complete:\n",
+                 stuck.size());
+    std::size_t shown = 0;
+    for (const task* t : stuck) {
+        if (++shown > 20) {
+            std::fprintf(stderr, "  ... and %zu more\n", stuck.size() - 20);
+            break;
+        }
+        if (t->name != nullptr) std::fprintf(stderr, "  task '%s' (id %llu)\n", t->name,
+                                             static_cast<unsigned long long>(t->id));
+        else std::fprintf(stderr, "  task #%llu (unnamed)\n", static_cast<unsigned long long>(t->id));
+    }
+    std::fflush(stderr);
+    std::_Exit(3);
+}
+
+void scheduler::stop() {
+    if (!started_) return;
+    stopping_.store(true, std::memory_order_seq_cst);
+    for (auto& w : workers_) {
+        w->park.store(2, std::memory_order_release);
+        w->park.notify_one();
+    }
+    for (auto& w : workers_)
+        if (w->thread.joinable()) w->thread.join();
+    {
+        std::lock_guard lock(timer_mutex_);
+        timer_stop_ = true;
+    }
+    timer_cv_.notify_all();
+    if (timer_thread_.joinable()) timer_thread_.join();
+    started_ = false;
+    g_active.store(nullptr, std::memory_order_release);
+}
+
+void scheduler::add_timer(std::chrono::steady_clock::time_point when, task* t) {
+    {
+        std::lock_guard lock(timer_mutex_);
+        timers_.emplace_back(when, t);
+        std::push_heap(timers_.begin(), timers_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    }
+    timer_cv_.notify_one();
+}
+
+void scheduler::timer_main() {
+    const auto later = [](const auto& a, const auto& b) { return a.first > b.first; };
+    std::unique_lock lock(timer_mutex_);
+    while (!timer_stop_) {
+        if (timers_.empty()) {
+            timer_cv_.wait(lock);
+            continue;
+        }
+        const auto due = timers_.front().first;
+        if (std::chrono::steady_clock::now() < due) {
+            timer_cv_.wait_until(lock, due);
+            continue;
+        }
+        std::pop_heap(timers_.begin(), timers_.end(), later);
+        task* t = timers_.back().second;
+        timers_.pop_back();
+        lock.unlock();
+        resume(nullptr, t);
+        lock.lock();
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The functions header-only code calls (sched/detail/core.hpp).
+
+void* allocate_task_block(std::size_t size) {
+    const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
+    if constexpr (!WEFT_HAVE_ASAN) {  // under ASan every block is a real allocation
+        if (cls >= 1 && cls <= worker::block_classes) {
+            if (worker* w = current_worker()) {
+                if (void* p = w->free_blocks[cls - 1]) {
+                    w->free_blocks[cls - 1] = *static_cast<void**>(p);
+                    --w->free_block_count[cls - 1];
+                    return p;
+                }
+            }
+        }
+    }
+    return ::operator new(cls * cache_line_size, std::align_val_t{cache_line_size});
+}
+
+void free_task_block(void* p, std::size_t size) noexcept {
+    const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
+    if constexpr (!WEFT_HAVE_ASAN) {
+        constexpr std::uint32_t keep = 4096;
+        if (cls >= 1 && cls <= worker::block_classes) {
+            if (worker* w = current_worker(); w != nullptr && w->free_block_count[cls - 1] < keep) {
+                *static_cast<void**>(p) = w->free_blocks[cls - 1];
+                w->free_blocks[cls - 1] = p;
+                ++w->free_block_count[cls - 1];
+                return;
+            }
+        }
+    }
+    ::operator delete(p, cls * cache_line_size, std::align_val_t{cache_line_size});
+}
+
+void spawn(task* t) {
+    worker* w = current_worker();
+    scheduler* s = w != nullptr ? w->sched : scheduler::active();
+    if (s == nullptr)
+        throw runtime_state_error("weft: no runtime is running; start one with weft::run() or a "
+                                  "weft::runtime object before spawning tasks");
+    s->spawn(w, t);
+}
+
+bool try_run_inline(task* t, std::uint8_t flags) noexcept {
+    worker* w = current_worker();
+    if (w == nullptr || w->current_ctx == nullptr) return false;
+    char probe;
+    const auto left = static_cast<std::size_t>(&probe - static_cast<char*>(w->current_ctx->stk.bottom));
+    if (left < w->sched->stack_size() / 4 + 4096) return false;
+    if (!w->sched->policy().take_back(*w, *t)) return false;
+    t->flags = static_cast<std::uint8_t>(t->flags | flags);
+    execute(t);
+    return true;
+}
+
+task* current_task() noexcept {
+    worker* w = current_worker();
+    return w != nullptr ? w->current_task : nullptr;
+}
+
+void suspend(suspend_callback cb, void* arg) {
+    worker* w = current_worker();
+    if (w == nullptr || w->current_task == nullptr)
+        throw runtime_state_error("weft: only a weft task can suspend");
+    context* next = w->sched->fresh_context(w);  // may throw (no stack): before any state changes
+    task* t = w->current_task;
+    context* here = w->current_ctx;
+    t->ctx = here;
+    t->state.store(task_state::suspended, std::memory_order_relaxed);
+    here->suspended_task.store(t, std::memory_order_relaxed);
+    w->current_ctx = next;
+    w->current_task = nullptr;
+    suspend_record rec{t, here, cb, arg};
+    before_switch(&here->fiber, false, next->fiber);
+    bctx::ontop_fcontext(next->fctx, &rec, on_suspend_landing);
+    // Resumed, possibly on another worker: switch_to_pending set that worker's state.
+}
+
+void resume(task* t) noexcept {
+    worker* w = current_worker();
+    scheduler* s = w != nullptr ? w->sched : scheduler::active();
+    WEFT_ASSERT(s != nullptr);
+    s->resume(w, t);
+}
+
+std::uint64_t next_task_id() noexcept {
+    return g_external_task_seq.fetch_add(1, std::memory_order_relaxed) << 12;
+}
+
+[[noreturn]] void terminate_on_unhandled_exception(const task* t) noexcept {
+    char name[64];
+    if (t != nullptr && t->name != nullptr) std::snprintf(name, sizeof name, "'%s'", t->name);
+    else std::snprintf(name, sizeof name, "#%llu", static_cast<unsigned long long>(t ? t->id : 0));
+    const std::type_info* type = abi::__cxa_current_exception_type();
+    int status = 0;
+    char* demangled = type != nullptr ? abi::__cxa_demangle(type->name(), nullptr, nullptr, &status) : nullptr;
+    const char* type_name = demangled != nullptr ? demangled : (type != nullptr ? type->name() : "unknown");
+    std::string what;
+    try {
+        throw;
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+    }
+    std::fflush(stdout);
+    std::fprintf(stderr, "weft: unhandled exception in task %s: %s%s%s\n", name, type_name,
+                 what.empty() ? "" : ": ", what.c_str());
+    std::free(demangled);
+    std::abort();
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,154 @@
+// The one scheduling loop shared by every policy (seed 000 §2.3.1): workers, their
+// stacks, suspension and resumption, idling and parking, quiescence and shutdown.
+// Private to the library; the runtime layer drives it.
+#pragma once
+
+#include "platform/fiber_switch.hpp"
+
+#include <weft/ext/scheduler_policy.hpp>
+#include <weft/platform/stack.hpp>
+#include <weft/platform/topology.hpp>
+#include <weft/threads/task.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace weft::detail {
+
+inline constexpr std::size_t default_stack_size = WEFT_HAVE_ASAN || WEFT_HAVE_TSAN ? 512 * 1024 : 128 * 1024;
+
+struct scheduler_config {
+    unsigned threads = 1;
+    std::string policy = "local-priority";
+    bool bind = true;
+    std::size_t stack_size = default_stack_size;
+};
+
+/// An execution stack: a task stack from the pool, or a worker thread's own stack.
+struct context {
+    fcontext_t fctx = nullptr;  ///< saved machine context while not running
+    stack stk;
+    fiber_identity fiber;
+    std::atomic<task*> suspended_task{nullptr};  // relaxed: read only by the deadlock report
+    context* registry_prev = nullptr;
+    context* registry_next = nullptr;
+};
+
+class scheduler;
+
+/// A worker: one OS thread bound to a core, running the loop on pooled task stacks.
+struct alignas(cache_line_size) worker : ext::worker_context {
+    scheduler* sched = nullptr;
+    unsigned core = 0;
+    std::thread thread;
+
+    // Written by the owner only (release stores), read by quiescence checks and reports.
+    alignas(cache_line_size) std::atomic<std::uint64_t> spawned{0};
+    std::atomic<std::uint64_t> finished{0};
+
+    // 0 awake, 1 parked (or about to), 2 woken by someone.
+    alignas(cache_line_size) std::atomic<std::uint32_t> park{0};
+
+    // Owner only from here on.
+    alignas(cache_line_size) context* current_ctx = nullptr;
+    task* current_task = nullptr;
+    context thread_ctx;                 ///< the OS thread's own stack
+    std::vector<context*> ctx_cache;    ///< recycled task stacks
+    static constexpr std::size_t block_classes = 8;  ///< 64..512-byte task blocks
+    void* free_blocks[block_classes] = {};
+    std::uint32_t free_block_count[block_classes] = {};
+    std::uint64_t spawn_seq = 0;
+    unsigned idle_spins = 0;
+    stack signal_stack;
+};
+
+/// The scheduler of one running runtime.
+class scheduler {
+public:
+    explicit scheduler(scheduler_config cfg);
+    ~scheduler();
+    scheduler(const scheduler&) = delete;
+    scheduler& operator=(const scheduler&) = delete;
+
+    /// Starts the workers and makes this the process's active scheduler.
+    void start();
+    /// Blocks the calling (non-worker) thread until every spawned task has finished.
+    /// If nothing is runnable, no timer is pending and tasks stay suspended, reports
+    /// them and ends the process with exit code 3 (they can never complete).
+    void wait_for_quiescence();
+    /// Stops and joins the workers; call after wait_for_quiescence.
+    void stop();
+
+    void spawn(worker* self, task* t);
+    void resume(worker* self, task* t) noexcept;
+    void add_timer(std::chrono::steady_clock::time_point when, task* t);
+
+    bool quiescent() const noexcept;
+    unsigned num_workers() const noexcept { return static_cast<unsigned>(workers_.size()); }
+    std::string_view policy_name() const noexcept { return policy_->name(); }
+    std::size_t stack_size() const noexcept { return cfg_.stack_size; }
+    /// Tasks each worker has finished so far.
+    std::vector<std::uint64_t> finished_per_worker() const;
+    /// Contexts currently allocated (task stacks in use or cached).
+    std::size_t contexts_allocated() const;
+
+    /// The scheduler of the running runtime, or null.
+    static scheduler* active() noexcept;
+
+    // Used by the loop's free functions.
+    ext::scheduler_policy& policy() noexcept { return *policy_; }
+    void after_schedule(worker* self, ext::placement p) noexcept;
+    task* park_until_work(worker* w) noexcept;
+    bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
+    context* fresh_context(worker* w);
+    void recycle_context(worker* w, context* c) noexcept;
+
+private:
+    void worker_main(worker* w);
+    void wake_one(unsigned start) noexcept;
+    void wake(worker* w) noexcept;
+    void notify_idle_watchers() noexcept;
+    void timer_main();
+    void release_context(context* c) noexcept;
+    [[noreturn]] void report_deadlock();
+
+    scheduler_config cfg_;
+    std::unique_ptr<ext::scheduler_policy> policy_;
+    std::vector<std::unique_ptr<worker>> workers_;
+    std::size_t inline_reserve_ = 0;
+
+    alignas(cache_line_size) std::atomic<std::uint64_t> external_spawned_{0};
+    alignas(cache_line_size) std::atomic<unsigned> sleepers_{0};
+    std::atomic<bool> stopping_{false};
+    std::atomic<unsigned> idle_watchers_{0};
+    bool started_ = false;
+
+    std::mutex idle_mutex_;
+    std::condition_variable idle_cv_;
+    std::uint64_t idle_epoch_ = 0;
+
+    // Registry of every context (for the deadlock report) and the shared overflow pool.
+    mutable std::mutex contexts_mutex_;
+    context* contexts_head_ = nullptr;
+    std::size_t contexts_count_ = 0;
+
+    // Timers for sleep_for / sleep_until.
+    std::mutex timer_mutex_;
+    std::condition_variable timer_cv_;
+    std::vector<std::pair<std::chrono::steady_clock::time_point, task*>> timers_;  // min-heap
+    bool timer_stop_ = false;
+    std::thread timer_thread_;
+};
+
+/// The calling thread's worker, or null. Never inlined and never cached across a
+/// possible context switch: a task may resume on another OS thread.
+worker* current_worker() noexcept;
+
+}  // namespace weft::detail

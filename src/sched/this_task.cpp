@@ -1,0 +1,57 @@
+// weft::this_task (see include/weft/sched/this_task.hpp).
+#include "sched/scheduler.hpp"
+
+#include <weft/sched/detail/core.hpp>
+#include <weft/sched/this_task.hpp>
+
+#include <thread>
+
+namespace weft::this_task {
+
+void yield() {
+    if (detail::current_task() == nullptr) {
+        std::this_thread::yield();
+        return;
+    }
+    detail::suspend(
+        [](detail::task* me, void*) noexcept {
+            me->flags = static_cast<std::uint8_t>(me->flags | detail::task_flag_yielded);
+            detail::resume(me);
+        },
+        nullptr);
+}
+
+void sleep_until(std::chrono::steady_clock::time_point deadline) {
+    if (detail::current_task() == nullptr) {
+        std::this_thread::sleep_until(deadline);
+        return;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return;
+    detail::suspend(
+        [](detail::task* me, void* arg) noexcept {
+            const auto when = *static_cast<std::chrono::steady_clock::time_point*>(arg);
+            try {
+                detail::current_worker()->sched->add_timer(when, me);
+            } catch (...) {
+                detail::resume(me);  // no memory for the timer: wake at once rather than never
+            }
+        },
+        &deadline);
+}
+
+task_id get_id() noexcept {
+    const detail::task* t = detail::current_task();
+    return t != nullptr ? task_id{t->id} : task_id{};
+}
+
+const char* get_name() noexcept {
+    const detail::task* t = detail::current_task();
+    return t != nullptr ? t->name : nullptr;
+}
+
+int worker_index() noexcept {
+    const detail::worker* w = detail::current_worker();
+    return w != nullptr ? static_cast<int>(w->index) : -1;
+}
+
+}  // namespace weft::this_task

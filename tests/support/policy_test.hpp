@@ -1,0 +1,63 @@
+// Test support: run a test body on every scheduler policy (and several worker counts),
+// so that a new policy inherits the whole suite.
+#pragma once
+
+#include <weft/weft.hpp>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+namespace weft::test {
+
+struct policy_case {
+    const char* scheduler;
+    unsigned threads;
+};
+
+inline std::string case_name(const ::testing::TestParamInfo<policy_case>& info) {
+    std::string s = info.param.scheduler;
+    for (char& c : s)
+        if (c == '-') c = '_';
+    return s + "_" + std::to_string(info.param.threads);
+}
+
+/// A fixture that starts a runtime for the parameter's policy and stops it afterwards.
+class policy_test : public ::testing::TestWithParam<policy_case> {
+protected:
+    void SetUp() override { rt_ = std::make_unique<weft::runtime>(config()); }
+    void TearDown() override { rt_.reset(); }
+
+    virtual weft::runtime_config config() const {
+        weft::runtime_config cfg;
+        cfg.scheduler = GetParam().scheduler;
+        cfg.threads = GetParam().threads;
+        cfg.bind = false;  // tests oversubscribe; let the OS place threads
+        return cfg;
+    }
+
+    /// Runs `f` as a task and waits for it from the test's thread.
+    template <class F>
+    auto in_task(F&& f) {
+        return weft::async(std::forward<F>(f)).get();
+    }
+
+    weft::runtime& rt() { return *rt_; }
+    bool single_worker() const { return GetParam().threads == 1; }
+
+private:
+    std::unique_ptr<weft::runtime> rt_;
+};
+
+#define WEFT_INSTANTIATE_FOR_ALL_POLICIES(fixture)                                                       \
+    INSTANTIATE_TEST_SUITE_P(policies, fixture,                                                          \
+                             ::testing::Values(::weft::test::policy_case{"local-priority", 1},           \
+                                               ::weft::test::policy_case{"local-priority", 2},           \
+                                               ::weft::test::policy_case{"local-priority", 4},           \
+                                               ::weft::test::policy_case{"static", 2},                   \
+                                               ::weft::test::policy_case{"static", 3},                   \
+                                               ::weft::test::policy_case{"single", 1}),                  \
+                             ::weft::test::case_name)
+
+}  // namespace weft::test

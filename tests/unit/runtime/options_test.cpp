@@ -1,0 +1,172 @@
+// --weft:* options and WEFT_* variables: parsing, precedence, removal from argv, and a
+// clear error for everything malformed or unknown.
+#include <weft/weft.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct args {
+    std::vector<std::string> storage;
+    std::vector<char*> ptrs;
+    int argc = 0;
+    explicit args(std::vector<std::string> a) : storage(std::move(a)) {
+        for (auto& s : storage) ptrs.push_back(s.data());
+        ptrs.push_back(nullptr);
+        argc = static_cast<int>(storage.size());
+    }
+    std::vector<std::string> left() const { return {ptrs.begin(), ptrs.begin() + argc}; }
+};
+
+weft::env_lookup env(std::map<std::string, std::string> vars) {
+    return [vars = std::move(vars)](const char* name) -> const char* {
+        auto it = vars.find(name);
+        return it == vars.end() ? nullptr : it->second.c_str();
+    };
+}
+
+weft::runtime_config parse(std::vector<std::string> a, std::map<std::string, std::string> vars = {}) {
+    args x(std::move(a));
+    return weft::parse_runtime_options(x.argc, x.ptrs.data(), env(std::move(vars)));
+}
+
+std::string error_of(std::vector<std::string> a, std::map<std::string, std::string> vars = {}) {
+    try {
+        parse(std::move(a), std::move(vars));
+    } catch (const weft::bad_option& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(options, defaults) {
+    const auto c = parse({"prog"});
+    EXPECT_EQ(c.threads, 0u);
+    EXPECT_EQ(c.scheduler, "local-priority");
+    EXPECT_TRUE(c.bind);
+    EXPECT_EQ(c.stack_size, 0u);
+    EXPECT_FALSE(c.print_topology);
+    EXPECT_FALSE(c.help);
+}
+
+TEST(options, command_line_values_are_read_and_removed) {
+    args a({"prog", "in.txt", "--weft:threads=2", "-v", "--weft:scheduler=static", "--weft:bind=none",
+            "--weft:stack-size=256K", "--weft:print-topology", "--", "--weft:threads=9"});
+    const auto c = weft::parse_runtime_options(a.argc, a.ptrs.data(), env({}));
+    EXPECT_EQ(c.threads, 2u);
+    EXPECT_EQ(c.scheduler, "static");
+    EXPECT_FALSE(c.bind);
+    EXPECT_EQ(c.stack_size, 256u * 1024);
+    EXPECT_TRUE(c.print_topology);
+    EXPECT_EQ(a.left(), (std::vector<std::string>{"prog", "in.txt", "-v", "--", "--weft:threads=9"}));
+    EXPECT_EQ(a.ptrs[static_cast<std::size_t>(a.argc)], nullptr);
+}
+
+TEST(options, environment_is_read_and_the_command_line_wins) {
+    const auto from_env = parse({"prog"}, {{"WEFT_THREADS", "3"}, {"WEFT_SCHEDULER", "single"},
+                                           {"WEFT_STACK_SIZE", "1MiB"}, {"WEFT_BIND", "none"},
+                                           {"WEFT_PRINT_TOPOLOGY", "1"}});
+    EXPECT_EQ(from_env.threads, 3u);
+    EXPECT_EQ(from_env.scheduler, "single");
+    EXPECT_EQ(from_env.stack_size, 1024u * 1024);
+    EXPECT_FALSE(from_env.bind);
+    EXPECT_TRUE(from_env.print_topology);
+    const auto both = parse({"prog", "--weft:threads=1"}, {{"WEFT_THREADS", "3"}});
+    EXPECT_EQ(both.threads, 1u);
+    EXPECT_EQ(parse({"prog", "--weft:threads=all"}).threads, 0u);
+    EXPECT_TRUE(parse({"prog", "--weft:help"}).help);
+}
+
+TEST(options, malformed_values_name_the_option_and_what_it_accepts) {
+    for (const char* bad : {"--weft:threads=-3", "--weft:threads=abc", "--weft:threads=0", "--weft:threads=",
+                            "--weft:threads=100000", "--weft:threads=2x"}) {
+        const std::string e = error_of({"prog", bad});
+        EXPECT_NE(e.find("--weft:threads"), std::string::npos) << bad << ": " << e;
+        EXPECT_NE(e.find("whole number from 1 to"), std::string::npos) << bad << ": " << e;
+    }
+    EXPECT_NE(error_of({"prog", "--weft:scheduler=fastest"}).find("one of: local-priority, static, single"),
+              std::string::npos);
+    EXPECT_NE(error_of({"prog", "--weft:bind=scatter"}).find("'compact'"), std::string::npos);
+    EXPECT_NE(error_of({"prog", "--weft:stack-size=12"}).find("--weft:stack-size"), std::string::npos);
+    EXPECT_NE(error_of({"prog", "--weft:stack-size=4G"}).find("byte count"), std::string::npos);
+    EXPECT_NE(error_of({"prog", "--weft:threads"}).find("needs a value"), std::string::npos);
+    EXPECT_NE(error_of({"prog", "--weft:print-topology=yes"}).find("takes no value"), std::string::npos);
+    EXPECT_NE(error_of({"prog"}, {{"WEFT_THREADS", "many"}}).find("WEFT_THREADS"), std::string::npos);
+}
+
+TEST(options, unknown_options_are_errors_listing_the_known_ones) {
+    const std::string e = error_of({"prog", "--weft:thread=2"});
+    EXPECT_NE(e.find("unknown option '--weft:thread=2'"), std::string::npos) << e;
+    EXPECT_NE(e.find("--weft:threads"), std::string::npos) << e;
+}
+
+TEST(options, validate_checks_configurations_made_in_code) {
+    weft::runtime_config c;
+    c.scheduler = "nope";
+    EXPECT_THROW(weft::validate(c), weft::bad_option);
+    c.scheduler = "static";
+    c.threads = 1u << 20;
+    EXPECT_THROW(weft::validate(c), weft::bad_option);
+    c.threads = 2;
+    c.stack_size = 100;
+    EXPECT_THROW(weft::validate(c), weft::bad_option);
+    c.stack_size = 0;
+    EXPECT_NO_THROW(weft::validate(c));
+}
+
+TEST(options, help_lists_every_option_and_policy) {
+    std::ostringstream os;
+    weft::print_runtime_help(os);
+    for (const char* s : {"--weft:threads", "--weft:scheduler", "--weft:bind", "--weft:stack-size",
+                          "--weft:print-topology", "--weft:help", "WEFT_THREADS", "local-priority", "single"})
+        EXPECT_NE(os.str().find(s), std::string::npos) << s;
+}
+
+TEST(options_death_test, a_bad_option_exits_with_code_2_and_a_message) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            args a({"prog", "--weft:threads=-3"});
+            weft::runtime rt(a.argc, a.ptrs.data());
+        },
+        ::testing::ExitedWithCode(2), "bad value '-3' for --weft:threads: expected a whole number");
+    EXPECT_EXIT(
+        {
+            args a({"prog", "--weft:frobnicate"});
+            weft::run(a.argc, a.ptrs.data(), [](int, char**) { return 0; });
+        },
+        ::testing::ExitedWithCode(2), "unknown option '--weft:frobnicate'");
+}
+
+TEST(run, returns_the_result_after_all_tasks_and_strips_options) {
+    args a({"prog", "--weft:threads=2", "--weft:bind=none", "x"});
+    std::atomic<int> spawned_done{0};
+    const int r = weft::run(a.argc, a.ptrs.data(), [&](int argc, char** argv) {
+        EXPECT_EQ(argc, 2);
+        EXPECT_STREQ(argv[1], "x");
+        EXPECT_EQ(argv[2], nullptr);
+        for (int i = 0; i < 100; ++i)
+            weft::post([&spawned_done] {
+                weft::this_task::sleep_for(std::chrono::milliseconds(1));
+                spawned_done.fetch_add(1);
+            });
+        return 7;
+    });
+    EXPECT_EQ(r, 7);
+    EXPECT_EQ(spawned_done.load(), 100);  // every task fn spawned finished before run returned
+}
+
+TEST(run, rethrows_what_fn_throws_and_accepts_void) {
+    args a({"prog", "--weft:threads=1"});
+    EXPECT_THROW(weft::run(a.argc, a.ptrs.data(), [](int, char**) -> int { throw std::domain_error("fn"); }),
+                 std::domain_error);
+    args b({"prog"});
+    EXPECT_EQ(weft::run(b.argc, b.ptrs.data(), [](int, char**) {}), 0);
+}
+
+}  // namespace

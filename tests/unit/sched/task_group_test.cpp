@@ -1,0 +1,135 @@
+// weft::task_group on every policy: results, inline execution, stealing, exceptions,
+// reuse, nesting, use from a plain thread.
+#include "support/policy_test.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <thread>
+
+namespace {
+
+using weft::test::policy_test;
+
+class task_group_test : public policy_test {};
+WEFT_INSTANTIATE_FOR_ALL_POLICIES(task_group_test);
+
+std::uint64_t fib(unsigned n) {
+    if (n < 2) return n;
+    std::uint64_t a = 0;
+    weft::task_group g;
+    g.run([&] { a = fib(n - 1); });
+    std::uint64_t b = fib(n - 2);
+    g.wait();
+    return a + b;
+}
+
+TEST_P(task_group_test, fib_is_correct) { EXPECT_EQ(in_task([] { return fib(25); }), 75025u); }
+
+TEST_P(task_group_test, many_children_all_run) {
+    const long r = in_task([] {
+        std::atomic<long> sum{0};
+        weft::task_group g;
+        for (long i = 1; i <= 10000; ++i) g.run([&sum, i] { sum.fetch_add(i, std::memory_order_relaxed); });
+        g.wait();
+        return sum.load();
+    });
+    EXPECT_EQ(r, 10000L * 10001 / 2);
+}
+
+TEST_P(task_group_test, children_that_suspend_are_waited_for) {
+    const int r = in_task([] {
+        std::atomic<int> n{0};
+        weft::task_group g;
+        for (int i = 0; i < 100; ++i)
+            g.run([&n] {
+                weft::this_task::yield();
+                weft::this_task::sleep_for(std::chrono::microseconds(100));
+                n.fetch_add(1);
+            });
+        g.wait();
+        return n.load();
+    });
+    EXPECT_EQ(r, 100);
+}
+
+TEST_P(task_group_test, one_exception_is_rethrown_as_is) {
+    in_task([] {
+        weft::task_group g;
+        std::atomic<int> ran{0};
+        for (int i = 0; i < 50; ++i)
+            g.run([&ran, i] {
+                ran.fetch_add(1);
+                if (i == 17) throw std::out_of_range("child 17");
+            });
+        EXPECT_THROW(g.wait(), std::out_of_range);
+        EXPECT_EQ(ran.load(), 50);  // the others still ran
+    });
+}
+
+TEST_P(task_group_test, several_exceptions_come_back_together) {
+    in_task([] {
+        weft::task_group g;
+        for (int i = 0; i < 10; ++i) g.run([i] { throw std::runtime_error("child " + std::to_string(i)); });
+        try {
+            g.wait();
+            ADD_FAILURE() << "wait() did not throw";
+        } catch (const weft::exception_list& e) {
+            EXPECT_EQ(e.size(), 10u);
+        }
+    });
+}
+
+TEST_P(task_group_test, a_group_can_be_reused_after_wait) {
+    in_task([] {
+        weft::task_group g;
+        int total = 0;
+        for (int round = 0; round < 5; ++round) {
+            std::atomic<int> n{0};
+            for (int i = 0; i < 100; ++i) g.run([&n] { n.fetch_add(1); });
+            g.wait();
+            total += n.load();
+        }
+        EXPECT_EQ(total, 500);
+        g.wait();  // nothing pending: returns at once
+    });
+}
+
+TEST_P(task_group_test, works_from_a_plain_thread) {
+    std::atomic<int> n{0};
+    weft::task_group g;
+    for (int i = 0; i < 1000; ++i) g.run([&n] { n.fetch_add(1); });
+    g.wait();
+    EXPECT_EQ(n.load(), 1000);
+}
+
+TEST_P(task_group_test, destructor_waits_for_children) {
+    std::atomic<int> n{0};
+    in_task([&n] {
+        weft::task_group g;
+        for (int i = 0; i < 100; ++i)
+            g.run([&n] {
+                weft::this_task::yield();
+                n.fetch_add(1);
+            });
+    });
+    EXPECT_EQ(n.load(), 100);
+}
+
+TEST_P(task_group_test, mixed_with_foreign_tasks_on_the_queue) {
+    // A post between run and wait sits on top of the child: wait must still finish.
+    const int r = in_task([] {
+        std::atomic<int> n{0};
+        weft::task_group g;
+        g.run([&n] { n.fetch_add(1); });
+        weft::post([&n] { n.fetch_add(10); });
+        g.run([&n] { n.fetch_add(100); });
+        weft::post([&n] { n.fetch_add(1000); });
+        g.wait();
+        const int after_wait = n.load() % 1000 % 10 + n.load() % 1000 / 100 * 100;
+        return after_wait;
+    });
+    EXPECT_EQ(r, 101);
+}
+
+}  // namespace
