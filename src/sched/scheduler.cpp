@@ -407,8 +407,8 @@ void scheduler::after_schedule(worker* self, ext::placement p) noexcept {
         return;
     }
     // The task sits in one worker's inbox (or, from outside, anywhere): that worker
-    // must not sleep through it. seq_cst fence pairs with the one in park_until_work.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // must not sleep through it. The fence pairs with the one in park_until_work.
+    store_load_fence();
     if (p.worker < workers_.size()) wake(workers_[p.worker].get());
     else if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one(0);
 }
@@ -439,7 +439,7 @@ task* scheduler::park_until_work(worker* w) noexcept {
     sleepers_.fetch_add(1, std::memory_order_relaxed);
     // Pairs with the fence in after_schedule(): either the producer sees park == 1 and
     // wakes us, or the recheck below sees its task.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    store_load_fence();
     task* t = policy_->next_task(*w);
     if (t == nullptr && !stopping_.load(std::memory_order_acquire)) {
         notify_idle_watchers();

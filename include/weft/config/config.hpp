@@ -2,6 +2,7 @@
 // where weft defines macros.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +59,20 @@ inline void cpu_relax() noexcept {
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
     asm volatile("yield" ::: "memory");
+#endif
+}
+
+/// A full (store-load) fence for Dekker-style hand-shakes: a thread stores X then
+/// loads Y, another stores Y then loads X, and at least one must see the other's
+/// store. TSan does not model fences (and g++ rejects them under -fsanitize=thread),
+/// so there both sides do an acq_rel read-modify-write of one shared word instead:
+/// the two RMWs are ordered, and the later one synchronizes with the earlier.
+inline void store_load_fence() noexcept {
+#if WEFT_HAVE_TSAN
+    static std::atomic<unsigned> word{0};
+    word.fetch_add(0, std::memory_order_acq_rel);
+#else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
 #endif
 }
 

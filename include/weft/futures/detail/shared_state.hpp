@@ -79,13 +79,10 @@ protected:
 
 private:
     bool enlist(waiter& w) noexcept {
-        // relaxed: the CAS below re-reads it with acquire/release.
-        std::uintptr_t head = state_.load(std::memory_order_relaxed);
+        // acquire: if it is ready, the value must be visible to the caller.
+        std::uintptr_t head = state_.load(std::memory_order_acquire);
         do {
-            if (head == ready_tag) {
-                std::atomic_thread_fence(std::memory_order_acquire);  // see the value
-                return false;
-            }
+            if (head == ready_tag) return false;
             w.next = reinterpret_cast<waiter*>(head);
             // release: publishes w; acquire on failure: see a fresh head or the value.
         } while (!state_.compare_exchange_weak(head, reinterpret_cast<std::uintptr_t>(&w),
