@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -36,7 +37,11 @@ thread_local worker* tl_worker __attribute__((tls_model("initial-exec"))) = null
 std::atomic<scheduler*> g_active{nullptr};
 std::atomic<std::uint64_t> g_external_task_seq{0};
 
-constexpr unsigned spin_rounds_before_park = 2048;
+// How long an idle worker keeps looking for work before it parks. Waking a parked worker
+// costs a futex call and, on a VM, a virtual CPU wake-up (hundreds of microseconds), so
+// a worker between two phases of a program should still be spinning.
+constexpr auto spin_before_park = std::chrono::microseconds(500);
+constexpr unsigned spin_rounds_per_clock_check = 64;
 
 // ---------------------------------------------------------------------------------
 // Switching (platform/fiber_switch.hpp does the sanitizer annotations).
@@ -77,16 +82,8 @@ transfer_t on_resume_landing(transfer_t tr) noexcept {
 
 // Runs a staged task on the current stack; it may suspend and come back on another worker.
 void execute(task* t) noexcept {
-    worker* w = current_worker();
-    task* const outer = w->current_task;  // non-null when run inline inside a waiting task
-    w->current_task = t;
-    t->last_worker = w->index;
     t->state.store(task_state::active, std::memory_order_relaxed);
-    t->invoke(t);  // disposes of t
-    w = current_worker();
-    w->current_task = outer;
-    // release: a quiescence check that sees this count also sees the spawns t made.
-    w->finished.store(w->finished.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    execute_taken(current_worker_hot(), t);
 }
 
 // Leaves the current stack for good and continues the suspended task `t`.
@@ -98,7 +95,7 @@ void execute(task* t) noexcept {
     t->state.store(task_state::active, std::memory_order_relaxed);
     t->last_worker = w->index;
     target->suspended_task.store(nullptr, std::memory_order_relaxed);
-    w->current_ctx = target;
+    w->set_current_ctx(target);
     w->current_task = t;
     before_switch(&abandoned->fiber, true, target->fiber);
     bctx::ontop_fcontext(target->fctx, abandoned, on_resume_landing);
@@ -111,7 +108,9 @@ void worker_loop() noexcept {
         scheduler* s = w->sched;
         task* t = s->policy().next_task(*w);
         if (t == nullptr) {
-            if (++w->idle_spins < spin_rounds_before_park) {
+            if (w->idle_spins++ == 0) w->idle_since = std::chrono::steady_clock::now();
+            if (w->idle_spins % spin_rounds_per_clock_check != 0 ||
+                std::chrono::steady_clock::now() - w->idle_since < spin_before_park) {
                 cpu_relax();
                 continue;
             }
@@ -141,7 +140,7 @@ transfer_t on_exit_landing(transfer_t tr) noexcept {
     worker_loop();
     worker* w = current_worker();
     context* here = w->current_ctx;
-    w->current_ctx = nullptr;
+    w->set_current_ctx(nullptr);
     before_switch(&here->fiber, true, w->thread_ctx.fiber);
     bctx::ontop_fcontext(w->thread_ctx.fctx, here, on_exit_landing);
     __builtin_unreachable();
@@ -220,6 +219,16 @@ worker* current_worker() noexcept {
     return tl_worker;
 }
 
+worker_hot* current_worker_hot() noexcept {
+    asm volatile("" ::: "memory");  // as in current_worker()
+    return tl_worker;
+}
+
+void wake_for_spawn(worker_hot* w) noexcept {
+    auto* self = static_cast<worker*>(w);
+    self->sched->after_schedule(self, ext::placement{});
+}
+
 // ---------------------------------------------------------------------------------
 // scheduler
 
@@ -233,7 +242,7 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
                          std::to_string(cfg_.threads));
     cfg_.stack_size = round_stack_size(cfg_.stack_size);
     // Inline execution in get()/wait() needs this much stack left (else the child gets its own).
-    inline_reserve_ = std::max<std::size_t>(cfg_.stack_size / 4, 8 * 1024);
+    inline_reserve_ = cfg_.stack_size / 4 + 4096;
 
     const topology& topo = topology::machine();
     std::vector<ext::worker_info> infos;
@@ -244,10 +253,14 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
         w->core = i % std::max(1u, topo.num_cores());
         w->numa_node = topo.cores().empty() ? 0 : topo.cores()[w->core].numa_node;
         w->rng = 0x9e3779b97f4a7c15ULL * (i + 1);
+        w->worker_index = i;
+        w->sleepers = &sleepers_;
+        w->inline_reserve = inline_reserve_;
         infos.push_back({i, w->core, w->numa_node});
         workers_.push_back(std::move(w));
     }
     policy_->attach(infos);
+    for (auto& w : workers_) w->spawn_queue = policy_->spawn_queue(w->index);
 }
 
 scheduler::~scheduler() {
@@ -296,14 +309,14 @@ void scheduler::worker_main(worker* w) {
 
     w->thread_ctx.fiber.init_for_current_thread();
     context* first = fresh_context(w);
-    w->current_ctx = first;
+    w->set_current_ctx(first);
     before_switch(&w->thread_ctx.fiber, false, first->fiber);
     bctx::ontop_fcontext(first->fctx, nullptr, on_first_landing);
     // Back on the thread's own stack: the loop saw stopping() with nothing left to run.
 
     for (context* c : w->ctx_cache) release_context(c);
     w->ctx_cache.clear();
-    for (std::size_t k = 0; k < worker::block_classes; ++k) {
+    for (std::size_t k = 0; k < worker_hot::block_classes; ++k) {
         while (void* p = w->free_blocks[k]) {
             w->free_blocks[k] = *static_cast<void**>(p);
             ::operator delete(p, (k + 1) * cache_line_size, std::align_val_t{cache_line_size});
@@ -591,40 +604,19 @@ void scheduler::timer_main() {
 // ---------------------------------------------------------------------------------
 // The functions header-only code calls (sched/detail/core.hpp).
 
-void* allocate_task_block(std::size_t size) {
+void* allocate_task_block_slow(std::size_t size) {
     const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
-    if constexpr (!WEFT_HAVE_ASAN) {  // under ASan every block is a real allocation
-        if (cls >= 1 && cls <= worker::block_classes) {
-            if (worker* w = current_worker()) {
-                if (void* p = w->free_blocks[cls - 1]) {
-                    w->free_blocks[cls - 1] = *static_cast<void**>(p);
-                    --w->free_block_count[cls - 1];
-                    return p;
-                }
-            }
-        }
-    }
     return ::operator new(cls * cache_line_size, std::align_val_t{cache_line_size});
 }
 
-void free_task_block(void* p, std::size_t size) noexcept {
+void free_task_block_slow(void* p, std::size_t size) noexcept {
     const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
-    if constexpr (!WEFT_HAVE_ASAN) {
-        constexpr std::uint32_t keep = 4096;
-        if (cls >= 1 && cls <= worker::block_classes) {
-            if (worker* w = current_worker(); w != nullptr && w->free_block_count[cls - 1] < keep) {
-                *static_cast<void**>(p) = w->free_blocks[cls - 1];
-                w->free_blocks[cls - 1] = p;
-                ++w->free_block_count[cls - 1];
-                return;
-            }
-        }
-    }
     ::operator delete(p, cls * cache_line_size, std::align_val_t{cache_line_size});
 }
 
 void spawn(task* t) {
     worker* w = current_worker();
+    if (try_spawn_fast(w, t)) return;
     scheduler* s = w != nullptr ? w->sched : scheduler::active();
     if (s == nullptr)
         throw runtime_state_error("weft: no runtime is running; start one with weft::run() or a "
@@ -635,10 +627,9 @@ void spawn(task* t) {
 bool try_run_inline(task* t, std::uint8_t flags) noexcept {
     worker* w = current_worker();
     if (w == nullptr || w->current_ctx == nullptr) return false;
-    char probe;
-    const auto left = static_cast<std::size_t>(&probe - static_cast<char*>(w->current_ctx->stk.bottom));
-    if (left < w->sched->stack_size() / 4 + 4096) return false;
-    if (!w->sched->policy().take_back(*w, *t)) return false;
+    const char probe = 0;
+    if (&probe < w->inline_floor) return false;
+    if (!try_take_back_fast(w, t) && !w->sched->policy().take_back(*w, *t)) return false;
     t->flags = static_cast<std::uint8_t>(t->flags | flags);
     execute(t);
     return true;
@@ -659,7 +650,7 @@ void suspend(suspend_callback cb, void* arg) {
     t->ctx = here;
     t->state.store(task_state::suspended, std::memory_order_relaxed);
     here->suspended_task.store(t, std::memory_order_relaxed);
-    w->current_ctx = next;
+    w->set_current_ctx(next);
     w->current_task = nullptr;
     suspend_record rec{t, here, cb, arg};
     before_switch(&here->fiber, false, next->fiber);

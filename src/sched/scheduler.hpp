@@ -6,6 +6,7 @@
 #include "platform/fiber_switch.hpp"
 
 #include <weft/ext/scheduler_policy.hpp>
+#include <weft/sched/detail/worker_hot.hpp>
 #include <weft/platform/stack.hpp>
 #include <weft/platform/topology.hpp>
 #include <weft/threads/task.hpp>
@@ -44,29 +45,29 @@ struct context {
 class scheduler;
 
 /// A worker: one OS thread bound to a core, running the loop on pooled task stacks.
-struct alignas(cache_line_size) worker : ext::worker_context {
+/// worker_hot holds what header-only fast paths touch (current task and stack, free
+/// lists, spawn and finish counts).
+struct alignas(cache_line_size) worker : ext::worker_context, worker_hot {
     scheduler* sched = nullptr;
     unsigned core = 0;
     std::thread thread;
-
-    // Written by the owner only (release stores), read by quiescence checks and reports.
-    alignas(cache_line_size) std::atomic<std::uint64_t> spawned{0};
-    std::atomic<std::uint64_t> finished{0};
 
     // 0 awake, 1 parked (or about to), 2 woken by someone.
     alignas(cache_line_size) std::atomic<std::uint32_t> park{0};
 
     // Owner only from here on.
-    alignas(cache_line_size) context* current_ctx = nullptr;
-    task* current_task = nullptr;
-    context thread_ctx;                 ///< the OS thread's own stack
-    std::vector<context*> ctx_cache;    ///< recycled task stacks
-    static constexpr std::size_t block_classes = 8;  ///< 64..512-byte task blocks
-    void* free_blocks[block_classes] = {};
-    std::uint32_t free_block_count[block_classes] = {};
-    std::uint64_t spawn_seq = 0;
+    alignas(cache_line_size) context thread_ctx;  ///< the OS thread's own stack
+    std::vector<context*> ctx_cache;              ///< recycled task stacks
+    std::size_t inline_reserve = 0;               ///< see worker_hot::inline_floor
     unsigned idle_spins = 0;
+    std::chrono::steady_clock::time_point idle_since{};
     stack signal_stack;
+
+    /// Makes `c` the stack this worker runs on.
+    void set_current_ctx(context* c) noexcept {
+        current_ctx = c;
+        inline_floor = c != nullptr ? static_cast<const char*>(c->stk.bottom) + inline_reserve : nullptr;
+    }
 };
 
 /// The scheduler of one running runtime.

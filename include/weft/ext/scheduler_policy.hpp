@@ -3,6 +3,7 @@
 // (stacks, counters, idling, parking, shutdown).
 #pragma once
 
+#include <weft/concurrency/work_stealing_deque.hpp>
 #include <weft/threads/task.hpp>
 
 #include <cstdint>
@@ -74,6 +75,13 @@ public:
     /// If `t` is the task `self` scheduled most recently and nobody has taken it yet,
     /// removes it and returns true, so a waiting owner can run it inline. Optional.
     virtual bool take_back(worker_context& /*self*/, task& /*t*/) noexcept { return false; }
+
+    /// Optional fast path: a deque owned by `worker` where new normal-priority tasks
+    /// that `worker` spawns may be pushed directly (owner push; the owner's next_task
+    /// and take-back pop its newest end; thieves steal its oldest). When a policy
+    /// offers one, spawns and take-backs of such tasks bypass schedule() and
+    /// take_back(): a fork costs no virtual call. Called once per worker at start.
+    virtual work_stealing_deque<task>* spawn_queue(unsigned /*worker*/) noexcept { return nullptr; }
 };
 
 /// Makes a policy by name; used by --weft:scheduler.

@@ -207,14 +207,10 @@ template <class F, class... Args>
 future<detail::async_result_t<F, Args...>> async(const task_attributes& attributes, F&& f, Args&&... args) {
     using R = detail::async_result_t<F, Args...>;
     using block = detail::async_block<R, F, Args...>;
-    block* b = detail::make_block<block>(std::forward<F>(f), std::forward<Args>(args)...);
+    detail::worker_hot* w = detail::current_worker_hot();
+    block* b = detail::make_block_on<block>(w, std::forward<F>(f), std::forward<Args>(args)...);
     detail::apply_attributes(*b, attributes);
-    try {
-        detail::spawn(b);
-    } catch (...) {
-        detail::destroy_block(b);
-        throw;
-    }
+    detail::spawn_block(w, b);
     return future<R>(static_cast<detail::shared_state<R>*>(b));
 }
 

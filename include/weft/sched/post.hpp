@@ -38,13 +38,8 @@ template <class F, class... Args>
     requires std::is_invocable_v<std::decay_t<F>, std::decay_t<Args>...>
 void post(F&& f, Args&&... args) {
     using block = detail::post_block<F, Args...>;
-    block* b = detail::make_block<block>(std::forward<F>(f), std::forward<Args>(args)...);
-    try {
-        detail::spawn(b);
-    } catch (...) {
-        detail::destroy_block(b);
-        throw;
-    }
+    detail::worker_hot* w = detail::current_worker_hot();
+    detail::spawn_block(w, detail::make_block_on<block>(w, std::forward<F>(f), std::forward<Args>(args)...));
 }
 
 /// As post(f, args...), with a priority and a name for the task.
@@ -52,14 +47,10 @@ template <class F, class... Args>
     requires std::is_invocable_v<std::decay_t<F>, std::decay_t<Args>...>
 void post(const task_attributes& attributes, F&& f, Args&&... args) {
     using block = detail::post_block<F, Args...>;
-    block* b = detail::make_block<block>(std::forward<F>(f), std::forward<Args>(args)...);
+    detail::worker_hot* w = detail::current_worker_hot();
+    block* b = detail::make_block_on<block>(w, std::forward<F>(f), std::forward<Args>(args)...);
     detail::apply_attributes(*b, attributes);
-    try {
-        detail::spawn(b);
-    } catch (...) {
-        detail::destroy_block(b);
-        throw;
-    }
+    detail::spawn_block(w, b);
 }
 
 }  // namespace weft

@@ -69,15 +69,11 @@ public:
         requires std::is_invocable_v<std::decay_t<F>&>
     void run(const task_attributes& attributes, F&& f) {
         using block = child<std::decay_t<F>>;
-        block* b = detail::make_block<block>(this, std::forward<F>(f));
+        detail::worker_hot* w = detail::current_worker_hot();
+        block* b = detail::make_block_on<block>(w, this, std::forward<F>(f));
         detail::apply_attributes(*b, attributes);
         b->prev = last_;
-        try {
-            detail::spawn(b);
-        } catch (...) {
-            detail::destroy_block(b);
-            throw;
-        }
+        detail::spawn_block(w, b);
         last_ = b;
         ++spawned_;
     }
@@ -88,9 +84,15 @@ public:
         // 1. Run our untaken children inline, newest first, while each is still the
         //    newest task in this worker's queue.
         std::uint64_t done_inline = 0;
+        detail::worker_hot* w = detail::current_worker_hot();
         while (child_base* c = last_) {
             child_base* prev = c->prev;
-            if (!detail::try_run_inline(c, detail::task_flag_inline)) break;
+            if (detail::try_take_back_fast(w, c)) {
+                c->flags = static_cast<std::uint8_t>(c->flags | detail::task_flag_inline);
+                w = detail::execute_taken(w, c);
+            } else if (!detail::try_run_inline(c, detail::task_flag_inline)) {
+                break;
+            }
             ++done_inline;
             last_ = prev;
         }
@@ -99,10 +101,10 @@ public:
         if (remote != 0) {
             // acq_rel: acquire the finished children's writes; release nothing but order.
             if (pending_.fetch_add(remote, std::memory_order_acq_rel) + remote != 0) {
-                detail::wait_until_notified([this](detail::waiter& w) {
+                detail::wait_until_notified([this](detail::waiter& me) {
                     std::uintptr_t empty = 0;
                     // acq_rel: publishes the waiter; fails if the last child already notified.
-                    return waiter_.compare_exchange_strong(empty, reinterpret_cast<std::uintptr_t>(&w),
+                    return waiter_.compare_exchange_strong(empty, reinterpret_cast<std::uintptr_t>(&me),
                                                            std::memory_order_acq_rel);
                 });
             }
@@ -188,9 +190,11 @@ private:
     }
 
     void rethrow_errors() {
-        // acquire: pairs with the release in capture(); every child has finished by now.
-        error_node* list = errors_.exchange(nullptr, std::memory_order_acquire);
+        // acquire: pairs with the release in capture(). Every child has finished, so no
+        // one writes errors_ concurrently: a plain load and store replace an exchange.
+        error_node* list = errors_.load(std::memory_order_acquire);
         if (list == nullptr) return;
+        errors_.store(nullptr, std::memory_order_relaxed);
         std::vector<std::exception_ptr> errors;
         while (list != nullptr) {  // newest first: restore completion order
             errors.insert(errors.begin(), std::move(list->error));

@@ -72,6 +72,10 @@ public:
         return queues_[self.index].take_back(t);
     }
 
+    ext::work_stealing_deque<task>* spawn_queue(unsigned worker) noexcept override {
+        return &queues_[worker].staged;
+    }
+
 private:
     void drain_inbox(ext::worker_context& self, local_queues& q) noexcept {
         for (task* t = q.inbox.take_all(); t != nullptr;) {

@@ -58,12 +58,15 @@ struct alignas(cache_line_size) local_queues {
 
     /// Own queues in seed 000 §2.3.1 order: high, pending (FIFO), staged (LIFO).
     task* pop_own() noexcept {
-        if (task* t = high.pop()) return t;
+        // empty() first: an idle worker polls here, and pop() on an empty deque still
+        // pays its fence.
+        if (!high.empty())
+            if (task* t = high.pop()) return t;
         task* t = nullptr;
         while (!pending.empty()) {
             if (pending.steal(t) == ext::steal_status::success) return t;
         }
-        return staged.pop();
+        return staged.empty() ? nullptr : staged.pop();
     }
 
     bool take_back(task& t) noexcept {

@@ -34,7 +34,13 @@ public:
     /// queued on this worker), else suspends the calling task or blocks the thread.
     void wait() {
         if (is_ready()) return;
-        if (producer_ != nullptr && try_run_inline(producer_) && is_ready()) return;
+        if (producer_ != nullptr) {
+            if (worker_hot* w = current_worker_hot(); try_take_back_fast(w, producer_)) {
+                execute_taken(w, producer_);
+                return;  // the producer ran to completion, on this stack, before we continue
+            }
+            if (try_run_inline(producer_) && is_ready()) return;
+        }
         wait_until_notified([this](waiter& w) { return enlist(w); });
     }
 

@@ -2,6 +2,7 @@
 // compiled scheduler: spawning, suspension, resumption and task-block allocation.
 #pragma once
 
+#include <weft/sched/detail/worker_hot.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>
@@ -10,11 +11,88 @@
 
 namespace weft::detail {
 
-/// Memory for a task block of `size` bytes, aligned to a cache line; from the calling
-/// worker's free list when it has one of that size class (no allocation).
-void* allocate_task_block(std::size_t size);
+/// Memory for a task block of `size` bytes, aligned to a cache line, when the calling
+/// worker's free list has none (or the caller is not a worker).
+void* allocate_task_block_slow(std::size_t size);
+/// Returns a block when the calling worker's free list is full (or there is none).
+void free_task_block_slow(void* p, std::size_t size) noexcept;
+
+/// Memory for a task block of `size` bytes, aligned to a cache line; from worker `w`'s
+/// free list when it has one of that size class (no allocation). `w` may be null.
+inline void* allocate_task_block(worker_hot* w, std::size_t size) {
+    const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
+    if constexpr (!WEFT_HAVE_ASAN) {  // under ASan every block is a real allocation
+        if (w != nullptr && cls >= 1 && cls <= worker_hot::block_classes) {
+            if (void* p = w->free_blocks[cls - 1]) {
+                w->free_blocks[cls - 1] = *static_cast<void**>(p);
+                --w->free_block_count[cls - 1];
+                return p;
+            }
+        }
+    }
+    return allocate_task_block_slow(size);
+}
+inline void* allocate_task_block(std::size_t size) { return allocate_task_block(current_worker_hot(), size); }
+
 /// Returns a block from allocate_task_block (any thread may free any block).
-void free_task_block(void* p, std::size_t size) noexcept;
+inline void free_task_block(worker_hot* w, void* p, std::size_t size) noexcept {
+    const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
+    if constexpr (!WEFT_HAVE_ASAN) {
+        constexpr std::uint32_t keep = 4096;
+        if (w != nullptr && cls >= 1 && cls <= worker_hot::block_classes && w->free_block_count[cls - 1] < keep) {
+            *static_cast<void**>(p) = w->free_blocks[cls - 1];
+            w->free_blocks[cls - 1] = p;
+            ++w->free_block_count[cls - 1];
+            return;
+        }
+    }
+    free_task_block_slow(p, size);
+}
+inline void free_task_block(void* p, std::size_t size) noexcept { free_task_block(current_worker_hot(), p, size); }
+
+/// Pushes a new task on worker `w`'s spawn queue when the policy offers one and the
+/// task has normal priority; returns false otherwise (then call spawn()).
+inline bool try_spawn_fast(worker_hot* w, task* t) {
+    if (w == nullptr || w->spawn_queue == nullptr || t->priority != task_priority::normal) return false;
+    t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
+    const std::uint64_t spawned = w->spawned.load(std::memory_order_relaxed);
+    // release: the count is published before the task can be stolen and finished
+    // (quiescence relies on it, see scheduler::quiescent).
+    w->spawned.store(spawned + 1, std::memory_order_release);
+    try {
+        w->spawn_queue->push(t);
+    } catch (...) {
+        w->spawned.store(spawned, std::memory_order_release);
+        throw;
+    }
+    // relaxed: a hint; a wake-up missed here costs parallelism, never progress (the
+    // spawner runs the task itself), see scheduler::after_schedule.
+    if (w->sleepers->load(std::memory_order_relaxed) != 0) wake_for_spawn(w);
+    return true;
+}
+
+/// Runs a task taken back by the caller (on worker `w`) on the current stack. It may
+/// suspend and come back on another worker: returns the worker the caller is on then.
+inline worker_hot* execute_taken(worker_hot* w, task* t) noexcept {
+    task* const outer = w->current_task;
+    w->current_task = t;
+    t->last_worker = w->worker_index;
+    t->invoke(t);  // disposes of t
+    w = current_worker_hot();
+    w->current_task = outer;
+    // release: a quiescence check that sees this count also sees the spawns t made.
+    w->finished.store(w->finished.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    return w;
+}
+
+/// The inline fast path of try_run_inline: `t` is the newest task on `w`'s spawn queue
+/// and enough stack is left; takes it (or returns false) without running it.
+inline bool try_take_back_fast(worker_hot* w, task* t) noexcept {
+    if (w == nullptr || w->spawn_queue == nullptr) return false;
+    const char probe = 0;
+    if (&probe < w->inline_floor) return false;
+    return w->spawn_queue->peek_bottom() == t && w->spawn_queue->pop() == t;
+}
 
 /// Makes a new (staged) task runnable. Throws weft::runtime_state_error when no
 /// runtime is running.

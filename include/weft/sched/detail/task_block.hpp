@@ -11,24 +11,41 @@
 
 namespace weft::detail {
 
-/// Allocates a block for Block from the task-block pool and constructs it.
-template <class Block, class... Args>
-Block* make_block(Args&&... args) {
-    static_assert(alignof(Block) <= cache_line_size);
-    void* mem = allocate_task_block(sizeof(Block));
-    try {
-        return ::new (mem) Block(std::forward<Args>(args)...);
-    } catch (...) {
-        free_task_block(mem, sizeof(Block));
-        throw;
-    }
-}
-
 /// Destroys a block made by make_block.
 template <class Block>
 void destroy_block(Block* b) noexcept {
     b->~Block();
     free_task_block(b, sizeof(Block));
+}
+
+/// Allocates a block for Block from worker `w`'s pool (w may be null) and constructs it.
+template <class Block, class... Args>
+Block* make_block_on(worker_hot* w, Args&&... args) {
+    static_assert(alignof(Block) <= cache_line_size);
+    void* mem = allocate_task_block(w, sizeof(Block));
+    try {
+        return ::new (mem) Block(std::forward<Args>(args)...);
+    } catch (...) {
+        free_task_block(w, mem, sizeof(Block));
+        throw;
+    }
+}
+
+/// Allocates a block for Block from the calling worker's pool and constructs it.
+template <class Block, class... Args>
+Block* make_block(Args&&... args) {
+    return make_block_on<Block>(current_worker_hot(), std::forward<Args>(args)...);
+}
+
+/// Makes `b` runnable: the worker's spawn queue when possible, else the policy.
+template <class Block>
+void spawn_block(worker_hot* w, Block* b) {
+    try {
+        if (!try_spawn_fast(w, b)) spawn(b);
+    } catch (...) {
+        destroy_block(b);
+        throw;
+    }
 }
 
 /// A callable with its decayed arguments, invoked once.
