@@ -316,13 +316,7 @@ void scheduler::worker_main(worker* w) {
 
     for (context* c : w->ctx_cache) release_context(c);
     w->ctx_cache.clear();
-    for (std::size_t k = 0; k < worker_hot::block_classes; ++k) {
-        while (void* p = w->free_blocks[k]) {
-            w->free_blocks[k] = *static_cast<void**>(p);
-            ::operator delete(p, (k + 1) * cache_line_size, std::align_val_t{cache_line_size});
-        }
-        w->free_block_count[k] = 0;
-    }
+    release_worker_blocks(w);
     ::sigaltstack(&old_ss, nullptr);
     deallocate_stack(w->signal_stack);
     tl_worker = nullptr;
@@ -603,16 +597,6 @@ void scheduler::timer_main() {
 
 // ---------------------------------------------------------------------------------
 // The functions header-only code calls (sched/detail/core.hpp).
-
-void* allocate_task_block_slow(std::size_t size) {
-    const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
-    return ::operator new(cls * cache_line_size, std::align_val_t{cache_line_size});
-}
-
-void free_task_block_slow(void* p, std::size_t size) noexcept {
-    const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
-    ::operator delete(p, cls * cache_line_size, std::align_val_t{cache_line_size});
-}
 
 void spawn(task* t) {
     worker* w = current_worker();

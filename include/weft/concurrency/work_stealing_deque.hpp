@@ -84,13 +84,17 @@ public:
     void push(T* item) {
         // relaxed: only the owner (this thread) writes bottom_.
         const std::int64_t b = bottom_.load(std::memory_order_relaxed);
-        // acquire: pairs with the CAS of the thief that took slot t - 1, so its read of that
-        // slot happens before we overwrite it when the ring wraps around (paper, Fig. 1).
-        const std::int64_t t = top_.load(std::memory_order_acquire);
         // relaxed: only the owner writes ring_.
         ring* r = ring_.load(std::memory_order_relaxed);
-        if (WEFT_UNLIKELY(b - t > r->capacity_ - 1)) {
-            r = grow(r, t, b);
+        // top_cache_ is a top_ the owner read earlier. top_ only grows, so the cached value
+        // can only overstate how full the ring is: re-read top_ only when it looks full.
+        // This keeps push() off the cache line thieves CAS on (one miss per push otherwise).
+        if (WEFT_UNLIKELY(b - top_cache_ > r->capacity_ - 1)) {
+            // acquire: pairs with the CAS of the thief that took slot t - 1, so its read of
+            // that slot happens before we overwrite it when the ring wraps around (paper,
+            // Fig. 1). Every slot reused below lies under a top_ value acquired here.
+            top_cache_ = top_.load(std::memory_order_acquire);
+            if (b - top_cache_ > r->capacity_ - 1) r = grow(r, top_cache_, b);
         }
         // relaxed: published to thieves by the release (fence) on bottom_ just below.
         r->slot(b).store(item, std::memory_order_relaxed);
@@ -251,6 +255,7 @@ private:
     alignas(cache_line_size) std::atomic<std::int64_t> top_{0};
     /// One past the owner's newest item; written only by the owner.
     alignas(cache_line_size) std::atomic<std::int64_t> bottom_{0};
+    std::int64_t top_cache_ = 0;  ///< owner only: a top_ read earlier (see push())
     /// The current ring; written only by the owner (in grow()), read by every steal.
     std::atomic<ring*> ring_;
 };

@@ -16,6 +16,8 @@ namespace weft::detail {
 void* allocate_task_block_slow(std::size_t size);
 /// Returns a block when the calling worker's free list is full (or there is none).
 void free_task_block_slow(void* p, std::size_t size) noexcept;
+/// Hands a worker's cached task blocks back to the process-wide pool.
+void release_worker_blocks(worker_hot* w) noexcept;
 
 /// Memory for a task block of `size` bytes, aligned to a cache line; from worker `w`'s
 /// free list when it has one of that size class (no allocation). `w` may be null.
