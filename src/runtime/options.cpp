@@ -84,6 +84,13 @@ std::size_t parse_stack_size(std::string_view where, std::string_view v) {
     return bytes;
 }
 
+unsigned parse_timeout(std::string_view where, std::string_view v) {
+    unsigned long long n = 0;
+    if (!parse_uint(v, n) || n > 3'600'000)
+        fail(where, v, "milliseconds from 0 (never report) to 3600000");
+    return static_cast<unsigned>(n);
+}
+
 bool parse_flag(std::string_view where, std::string_view v) {
     if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
     if (v == "0" || v == "false" || v == "no" || v == "off" || v.empty()) return false;
@@ -103,6 +110,7 @@ constexpr option_spec options[] = {
     {"bind", "WEFT_BIND", true, "compact|none  bind worker i to core i, or not (default: compact)"},
     {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
     {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
+    {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report tasks suspended forever after MS idle ms (default 1000; 0 = never)"},
     {"help", nullptr, false, "                this text; the program does not run"},
 };
 
@@ -112,6 +120,7 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "bind") cfg.bind = parse_bind(where, value);
     else if (name == "stack-size") cfg.stack_size = parse_stack_size(where, value);
     else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
+    else if (name == "deadlock-timeout") cfg.deadlock_timeout_ms = parse_timeout(where, value);
     else if (name == "help") cfg.help = true;
 }
 

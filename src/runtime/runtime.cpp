@@ -59,6 +59,7 @@ void runtime::start() {
     sc.policy = cfg_.scheduler;
     sc.bind = cfg_.bind;
     sc.stack_size = cfg_.stack_size != 0 ? cfg_.stack_size : detail::default_stack_size;
+    sc.deadlock_timeout = std::chrono::milliseconds(cfg_.deadlock_timeout_ms);
     sched_ = std::make_unique<detail::scheduler>(sc);
     cfg_.threads = sched_->num_workers();
     cfg_.stack_size = sched_->stack_size();

@@ -107,7 +107,7 @@ void* allocate_task_block_slow(std::size_t size) {
 void free_task_block_slow(void* p, std::size_t size) noexcept {
     const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
     if (!pooled(cls)) {
-        ::operator delete(p, cls * cache_line_size, std::align_val_t{cache_line_size});
+        ::operator delete(p, std::align_val_t{cache_line_size});
         return;
     }
     worker_hot* w = current_worker_hot();

@@ -486,7 +486,7 @@ std::vector<std::uint64_t> scheduler::finished_per_worker() const {
 
 void scheduler::wait_for_quiescence() {
     using clock = std::chrono::steady_clock;
-    constexpr auto grace = std::chrono::milliseconds(250);
+    const auto grace = cfg_.deadlock_timeout;
     idle_watchers_.fetch_add(1, std::memory_order_acq_rel);
     clock::time_point stuck_since{};
     bool stuck = false;
@@ -502,10 +502,10 @@ void scheduler::wait_for_quiescence() {
             timers_pending = !timers_.empty();
         }
         const bool all_parked = sleepers_.load(std::memory_order_acquire) == workers_.size();
-        if (all_parked && !timers_pending && !quiescent()) {
+        if (grace.count() > 0 && all_parked && !timers_pending && !quiescent()) {
             // Nothing runnable, nothing timed, yet tasks exist: they are suspended on
-            // something nobody can complete. A thread outside the runtime could still
-            // wake one, so the state must hold for a grace period before we report.
+            // something no task can complete. A thread outside the runtime could still
+            // wake one, so the state must hold for the deadlock timeout before we report.
             if (!stuck) {
                 stuck = true;
                 stuck_since = clock::now();
@@ -528,9 +528,10 @@ void scheduler::report_deadlock() {
     }
     std::fflush(stdout);
     std::fprintf(stderr,
-                 "weft: deadlock: all work is done but %zu task(s) are suspended on something "
-                 "that can never complete:\n",
-                 stuck.size());
+                 "weft: deadlock: no task can run, no timer is pending, and %zu task(s) have "
+                 "been suspended for %lld ms on something that nothing in the runtime can "
+                 "complete:\n",
+                 stuck.size(), static_cast<long long>(cfg_.deadlock_timeout.count()));
     std::size_t shown = 0;
     for (const task* t : stuck) {
         if (++shown > 20) {
@@ -541,6 +542,8 @@ void scheduler::report_deadlock() {
                                              static_cast<unsigned long long>(t->id));
         else std::fprintf(stderr, "  task #%llu (unnamed)\n", static_cast<unsigned long long>(t->id));
     }
+    std::fprintf(stderr, "weft: exiting with code 3 (if a thread outside weft was about to wake them, "
+                         "raise --weft:deadlock-timeout=MS or set it to 0)\n");
     std::fflush(stderr);
     std::_Exit(3);
 }

@@ -30,6 +30,8 @@ struct scheduler_config {
     std::string policy = "local-priority";
     bool bind = true;
     std::size_t stack_size = default_stack_size;
+    /// See runtime_config::deadlock_timeout_ms; zero disables the report.
+    std::chrono::milliseconds deadlock_timeout{1000};
 };
 
 /// An execution stack: a task stack from the pool, or a worker thread's own stack.
@@ -81,8 +83,8 @@ public:
     /// Starts the workers and makes this the process's active scheduler.
     void start();
     /// Blocks the calling (non-worker) thread until every spawned task has finished.
-    /// If nothing is runnable, no timer is pending and tasks stay suspended, reports
-    /// them and ends the process with exit code 3 (they can never complete).
+    /// If nothing is runnable, no timer is pending and tasks stay suspended for longer
+    /// than the deadlock timeout, reports them and ends the process with exit code 3.
     void wait_for_quiescence();
     /// Stops and joins the workers; call after wait_for_quiescence.
     void stop();

@@ -21,6 +21,10 @@ struct runtime_config {
     std::size_t stack_size = 0;
     /// Print the machine topology and the worker placement at start.
     bool print_topology = false;
+    /// How long runtime::wait() lets "every worker idle, no timer pending, yet tasks
+    /// suspended" last before it reports a deadlock and exits with code 3; 0 = never
+    /// report (wait forever: for programs whose tasks wait on threads outside weft).
+    unsigned deadlock_timeout_ms = 1000;
     /// --weft:help was given: print the options and do not start.
     bool help = false;
 };

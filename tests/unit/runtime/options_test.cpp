@@ -56,13 +56,15 @@ TEST(options, defaults) {
 
 TEST(options, command_line_values_are_read_and_removed) {
     args a({"prog", "in.txt", "--weft:threads=2", "-v", "--weft:scheduler=static", "--weft:bind=none",
-            "--weft:stack-size=256K", "--weft:print-topology", "--", "--weft:threads=9"});
+            "--weft:stack-size=256K", "--weft:print-topology", "--weft:deadlock-timeout=0", "--",
+            "--weft:threads=9"});
     const auto c = weft::parse_runtime_options(a.argc, a.ptrs.data(), env({}));
     EXPECT_EQ(c.threads, 2u);
     EXPECT_EQ(c.scheduler, "static");
     EXPECT_FALSE(c.bind);
     EXPECT_EQ(c.stack_size, 256u * 1024);
     EXPECT_TRUE(c.print_topology);
+    EXPECT_EQ(c.deadlock_timeout_ms, 0u);
     EXPECT_EQ(a.left(), (std::vector<std::string>{"prog", "in.txt", "-v", "--", "--weft:threads=9"}));
     EXPECT_EQ(a.ptrs[static_cast<std::size_t>(a.argc)], nullptr);
 }
@@ -95,6 +97,7 @@ TEST(options, malformed_values_name_the_option_and_what_it_accepts) {
     EXPECT_NE(error_of({"prog", "--weft:stack-size=12"}).find("--weft:stack-size"), std::string::npos);
     EXPECT_NE(error_of({"prog", "--weft:stack-size=4G"}).find("byte count"), std::string::npos);
     EXPECT_NE(error_of({"prog", "--weft:threads"}).find("needs a value"), std::string::npos);
+    EXPECT_NE(error_of({"prog", "--weft:deadlock-timeout=soon"}).find("milliseconds"), std::string::npos);
     EXPECT_NE(error_of({"prog", "--weft:print-topology=yes"}).find("takes no value"), std::string::npos);
     EXPECT_NE(error_of({"prog"}, {{"WEFT_THREADS", "many"}}).find("WEFT_THREADS"), std::string::npos);
 }
@@ -123,7 +126,7 @@ TEST(options, help_lists_every_option_and_policy) {
     std::ostringstream os;
     weft::print_runtime_help(os);
     for (const char* s : {"--weft:threads", "--weft:scheduler", "--weft:bind", "--weft:stack-size",
-                          "--weft:print-topology", "--weft:help", "WEFT_THREADS", "local-priority", "single"})
+                          "--weft:print-topology", "--weft:deadlock-timeout", "--weft:help", "WEFT_THREADS", "local-priority", "single"})
         EXPECT_NE(os.str().find(s), std::string::npos) << s;
 }
 

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 namespace {
 
@@ -59,6 +61,22 @@ TEST(failure_death_test, tasks_suspended_forever_are_reported_instead_of_hanging
             rt.wait();
         },
         ::testing::ExitedWithCode(3), "deadlock: .*1 task\\(s\\) .*task 'stuck-waiter'");
+}
+
+TEST(failure, a_task_woken_by_an_outside_thread_after_a_while_is_no_deadlock) {
+    // Outside threads may legitimately wake tasks later: below the timeout, no report.
+    weft::runtime_config cfg = one_worker();
+    cfg.deadlock_timeout_ms = 0;  // never report: the wait must simply last
+    weft::runtime rt(cfg);
+    weft::promise<int> p;
+    auto f = weft::async([g = p.get_future()]() mutable { return g.get(); });
+    std::thread late([&p] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        p.set_value(5);
+    });
+    rt.wait();
+    late.join();
+    EXPECT_EQ(f.get(), 5);
 }
 
 }  // namespace
