@@ -33,16 +33,7 @@ public:
     }
 
     ext::placement schedule(ext::worker_context* self, task& t) override {
-        if (self == nullptr) {
-            // From outside the workers: a resumed task goes back where it last ran,
-            // a new one round-robin.
-            const unsigned target = t.ctx != nullptr && t.last_worker < n_
-                                        ? t.last_worker
-                                        // relaxed: only spreads work, orders nothing.
-                                        : rr_.fetch_add(1, std::memory_order_relaxed) % n_;
-            queues_[target].inbox.push(&t);
-            return {target};
-        }
+        if (self == nullptr) return place_from_outside(queues_.get(), n_, rr_, t);
         if (!queues_[self->index].push_local(t)) {
             std::lock_guard lock(low_lock_);
             low_.push(&t);

@@ -76,4 +76,15 @@ struct alignas(cache_line_size) local_queues {
     }
 };
 
+/// Placement of a task made runnable by a thread that is not a worker: a resumed task
+/// goes back to the inbox of the worker it last ran on, a new one round-robin.
+inline ext::placement place_from_outside(local_queues* queues, unsigned n, std::atomic<unsigned>& rr, task& t) {
+    const unsigned target = t.ctx != nullptr && t.last_worker < n
+                                ? t.last_worker
+                                // relaxed: only spreads work, orders nothing.
+                                : rr.fetch_add(1, std::memory_order_relaxed) % n;
+    queues[target].inbox.push(&t);
+    return {target};
+}
+
 }  // namespace weft::detail

@@ -23,14 +23,7 @@ public:
     }
 
     ext::placement schedule(ext::worker_context* self, task& t) override {
-        if (self == nullptr) {
-            const unsigned target = t.ctx != nullptr && t.last_worker < n_
-                                        ? t.last_worker
-                                        // relaxed: only spreads work, orders nothing.
-                                        : rr_.fetch_add(1, std::memory_order_relaxed) % n_;
-            queues_[target].inbox.push(&t);
-            return {target};
-        }
+        if (self == nullptr) return place_from_outside(queues_.get(), n_, rr_, t);
         unsigned target = self->index;
         if (t.ctx == nullptr && !(t.flags & task_flag_yielded)) {
             // Round-robin over all workers, starting with the spawner itself.
