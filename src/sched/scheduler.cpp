@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 #include <new>
 #include <typeinfo>
 
@@ -631,8 +632,17 @@ void suspend(suspend_callback cb, void* arg) {
     worker* w = current_worker();
     if (w == nullptr || w->current_task == nullptr)
         throw runtime_state_error("weft: only a weft task can suspend");
-    context* next = w->sched->fresh_context(w);  // may throw (no stack): before any state changes
     task* t = w->current_task;
+    context* next = nullptr;
+    try {
+        next = w->sched->fresh_context(w);
+    } catch (const std::exception& e) {
+        // A waiter that cannot suspend cannot wait correctly (its task_group or future
+        // would be left half-waited): stop with the reason instead.
+        std::fflush(stdout);
+        std::fprintf(stderr, "weft: task %s cannot suspend: %s\n", t->name != nullptr ? t->name : "(unnamed)", e.what());
+        std::abort();
+    }
     context* here = w->current_ctx;
     t->ctx = here;
     t->state.store(task_state::suspended, std::memory_order_relaxed);
@@ -656,26 +666,46 @@ std::uint64_t next_task_id() noexcept {
     return g_external_task_seq.fetch_add(1, std::memory_order_relaxed) << 12;
 }
 
+namespace {
+// "type: what" of the exception being handled, for messages.
+std::string describe_current_exception() {
+    const std::type_info* type = abi::__cxa_current_exception_type();
+    int status = 0;
+    char* demangled = type != nullptr ? abi::__cxa_demangle(type->name(), nullptr, nullptr, &status) : nullptr;
+    std::string text = demangled != nullptr ? demangled : (type != nullptr ? type->name() : "unknown exception");
+    std::free(demangled);
+    try {
+        throw;
+    } catch (const std::exception& e) {
+        text += std::string(": ") + e.what();
+    } catch (...) {
+    }
+    return text;
+}
+}  // namespace
+
 [[noreturn]] void terminate_on_unhandled_exception(const task* t) noexcept {
     char name[64];
     if (t != nullptr && t->name != nullptr) std::snprintf(name, sizeof name, "'%s'", t->name);
     else std::snprintf(name, sizeof name, "#%llu", static_cast<unsigned long long>(t ? t->id : 0));
-    const std::type_info* type = abi::__cxa_current_exception_type();
-    int status = 0;
-    char* demangled = type != nullptr ? abi::__cxa_demangle(type->name(), nullptr, nullptr, &status) : nullptr;
-    const char* type_name = demangled != nullptr ? demangled : (type != nullptr ? type->name() : "unknown");
     std::string what;
     try {
-        throw;
-    } catch (const std::exception& e) {
-        what = e.what();
+        what = describe_current_exception();
     } catch (...) {
+        what = "(could not describe it)";
     }
     std::fflush(stdout);
-    std::fprintf(stderr, "weft: unhandled exception in task %s: %s%s%s\n", name, type_name,
-                 what.empty() ? "" : ": ", what.c_str());
-    std::free(demangled);
+    std::fprintf(stderr, "weft: unhandled exception in task %s: %s\n", name, what.c_str());
     std::abort();
+}
+
+void report_discarded_exception(const char* why) noexcept {
+    try {
+        const std::string what = describe_current_exception();
+        std::fprintf(stderr, "weft: %s; discarded: %s\n", why, what.c_str());
+    } catch (...) {
+        std::fprintf(stderr, "weft: %s; discarded an exception\n", why);
+    }
 }
 
 }  // namespace weft::detail

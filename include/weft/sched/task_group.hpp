@@ -27,7 +27,8 @@ namespace weft {
 ///
 /// A task_group is used by one task at a time (the one that calls run and wait); its
 /// children may themselves use task_groups. The destructor waits for unfinished
-/// children (and terminates with a message if one threw and wait() was never called).
+/// children; if one threw and wait() was never called, it terminates with a message
+/// naming the exception (or, when the destructor runs during stack unwinding, prints it).
 ///
 /// Example (from tests/unit/sched/task_group_test.cpp):
 /// @code
@@ -54,6 +55,9 @@ public:
             wait();
         } catch (...) {
             if (std::uncaught_exceptions() == 0) detail::terminate_on_unhandled_exception(nullptr);
+            // Already unwinding from another exception: a second one cannot propagate.
+            detail::report_discarded_exception("a weft::task_group was destroyed during stack unwinding "
+                                               "while a child's exception was pending");
         }
     }
 

@@ -133,3 +133,40 @@ TEST_P(task_group_test, mixed_with_foreign_tasks_on_the_queue) {
 }
 
 }  // namespace
+
+namespace {
+
+weft::runtime_config two_workers() {
+    weft::runtime_config cfg;
+    cfg.threads = 2;
+    cfg.bind = false;
+    return cfg;
+}
+
+TEST(task_group_death_test, a_child_exception_never_waited_for_terminates_naming_it) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            weft::runtime rt(two_workers());
+            weft::async([] {
+                weft::task_group g;
+                g.run([] { throw std::length_error("never waited"); });
+            }).get();
+        },
+        "unhandled exception in task .*length_error: never waited");
+}
+
+TEST(task_group, a_child_exception_during_unwinding_is_reported_not_lost) {
+    weft::runtime rt(two_workers());
+    ::testing::internal::CaptureStderr();
+    EXPECT_THROW(weft::async([] {
+                     weft::task_group g;
+                     g.run([] { throw std::length_error("child"); });
+                     throw std::domain_error("parent");  // the group is destroyed while unwinding
+                 }).get(),
+                 std::domain_error);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("discarded: std::length_error: child"), std::string::npos) << err;
+}
+
+}  // namespace

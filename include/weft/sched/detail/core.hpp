@@ -114,7 +114,8 @@ task* current_task() noexcept;
 using suspend_callback = void (*)(task* self, void* arg) noexcept;
 
 /// Suspends the current task (there must be one) and runs `cb(self, arg)` after its
-/// context is saved; returns once some thread calls resume(self).
+/// context is saved; returns once some thread calls resume(self). If no stack can be
+/// mapped for the worker to continue on, prints why and aborts.
 void suspend(suspend_callback cb, void* arg);
 
 /// Makes a suspended task runnable again (any thread).
@@ -123,6 +124,11 @@ void resume(task* t) noexcept;
 /// Reports an exception escaping a task that nobody can receive, then terminates.
 /// Call from inside a catch block.
 [[noreturn]] void terminate_on_unhandled_exception(const task* t) noexcept;
+
+/// Prints an exception that has to be dropped (a task_group child's, while the group is
+/// destroyed during stack unwinding) so that it is never lost silently. Call from
+/// inside a catch block.
+void report_discarded_exception(const char* why) noexcept;
 
 /// A next unique task id (per process).
 std::uint64_t next_task_id() noexcept;
