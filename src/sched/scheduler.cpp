@@ -568,33 +568,33 @@ void scheduler::stop() {
     g_active.store(nullptr, std::memory_order_release);
 }
 
-void scheduler::add_timer(std::chrono::steady_clock::time_point when, task* t) {
+void scheduler::add_timer(std::chrono::steady_clock::time_point when, void (*fn)(void*) noexcept, void* arg) {
     {
         std::lock_guard lock(timer_mutex_);
-        timers_.emplace_back(when, t);
-        std::push_heap(timers_.begin(), timers_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        timers_.push_back({when, fn, arg});
+        std::push_heap(timers_.begin(), timers_.end(), [](const auto& a, const auto& b) { return a.when > b.when; });
     }
     timer_cv_.notify_one();
 }
 
 void scheduler::timer_main() {
-    const auto later = [](const auto& a, const auto& b) { return a.first > b.first; };
+    const auto later = [](const auto& a, const auto& b) { return a.when > b.when; };
     std::unique_lock lock(timer_mutex_);
     while (!timer_stop_) {
         if (timers_.empty()) {
             timer_cv_.wait(lock);
             continue;
         }
-        const auto due = timers_.front().first;
+        const auto due = timers_.front().when;
         if (std::chrono::steady_clock::now() < due) {
             timer_cv_.wait_until(lock, due);
             continue;
         }
         std::pop_heap(timers_.begin(), timers_.end(), later);
-        task* t = timers_.back().second;
+        const timer_entry e = timers_.back();
         timers_.pop_back();
         lock.unlock();
-        resume(nullptr, t);
+        e.fn(e.arg);
         lock.lock();
     }
 }
@@ -653,6 +653,13 @@ void suspend(suspend_callback cb, void* arg) {
     before_switch(&here->fiber, false, next->fiber);
     bctx::ontop_fcontext(next->fctx, &rec, on_suspend_landing);
     // Resumed, possibly on another worker: switch_to_pending set that worker's state.
+}
+
+void call_at(std::chrono::steady_clock::time_point when, void (*fn)(void*) noexcept, void* arg) {
+    worker* w = current_worker();
+    scheduler* s = w != nullptr ? w->sched : scheduler::active();
+    if (s == nullptr) throw runtime_state_error("weft: no runtime is running: timers need one");
+    s->add_timer(when, fn, arg);
 }
 
 void resume(task* t) noexcept {

@@ -91,7 +91,8 @@ public:
 
     void spawn(worker* self, task* t);
     void resume(worker* self, task* t) noexcept;
-    void add_timer(std::chrono::steady_clock::time_point when, task* t);
+    /// Calls fn(arg) on the timer thread at (or soon after) `when`.
+    void add_timer(std::chrono::steady_clock::time_point when, void (*fn)(void*) noexcept, void* arg);
 
     bool quiescent() const noexcept;
     unsigned num_workers() const noexcept { return static_cast<unsigned>(workers_.size()); }
@@ -145,7 +146,12 @@ private:
     // Timers for sleep_for / sleep_until.
     std::mutex timer_mutex_;
     std::condition_variable timer_cv_;
-    std::vector<std::pair<std::chrono::steady_clock::time_point, task*>> timers_;  // min-heap
+    struct timer_entry {
+        std::chrono::steady_clock::time_point when;
+        void (*fn)(void*) noexcept;
+        void* arg;
+    };
+    std::vector<timer_entry> timers_;  // min-heap on `when`
     bool timer_stop_ = false;
     std::thread timer_thread_;
 };

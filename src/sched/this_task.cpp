@@ -31,7 +31,7 @@ void sleep_until(std::chrono::steady_clock::time_point deadline) {
         [](detail::task* me, void* arg) noexcept {
             const auto when = *static_cast<std::chrono::steady_clock::time_point*>(arg);
             try {
-                detail::current_worker()->sched->add_timer(when, me);
+                detail::call_at(when, [](void* task) noexcept { detail::resume(static_cast<detail::task*>(task)); }, me);
             } catch (...) {
                 detail::resume(me);  // no memory for the timer: wake at once rather than never
             }

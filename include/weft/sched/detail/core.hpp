@@ -6,6 +6,7 @@
 #include <weft/threads/task.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -120,6 +121,11 @@ void suspend(suspend_callback cb, void* arg);
 
 /// Makes a suspended task runnable again (any thread).
 void resume(task* t) noexcept;
+
+/// Calls fn(arg) on the runtime's timer thread at (or soon after) `when`; fn must be
+/// short and must not block. Pending timers count as "something will happen" for the
+/// deadlock report. @throws weft::runtime_state_error when no runtime is running.
+void call_at(std::chrono::steady_clock::time_point when, void (*fn)(void*) noexcept, void* arg);
 
 /// Reports an exception escaping a task that nobody can receive, then terminates.
 /// Call from inside a catch block.
