@@ -2,7 +2,10 @@
 #pragma once
 
 #include <weft/config/errors.hpp>
+#include <weft/futures/dataflow.hpp>
 #include <weft/futures/future.hpp>
+#include <weft/futures/unwrapping.hpp>
+#include <weft/futures/when_all.hpp>
 #include <weft/runtime/options.hpp>
 #include <weft/runtime/runtime.hpp>
 #include <weft/sched/post.hpp>

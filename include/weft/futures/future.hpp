@@ -1,17 +1,82 @@
-// weft::future, weft::promise and weft::async: results of tasks that waiters can
-// suspend on. The full futures API (then, when_all, dataflow...) grows from here.
+// weft::future, weft::shared_future, weft::promise, make_ready_future and async: results
+// of tasks that waiters suspend on, and continuations (then) that run when they are ready.
 #pragma once
 
 #include <weft/futures/detail/shared_state.hpp>
+#include <weft/futures/future_error.hpp>
+#include <weft/futures/launch.hpp>
 #include <weft/sched/detail/task_block.hpp>
 
+#include <functional>
 #include <type_traits>
 #include <utility>
 
 namespace weft {
 
 template <class T>
+class future;
+template <class T>
+class shared_future;
+template <class T>
 class promise;
+
+namespace detail {
+
+template <class T>
+struct is_future_impl : std::false_type {};
+template <class T>
+struct is_future_impl<future<T>> : std::true_type {};
+template <class T>
+struct is_future_impl<shared_future<T>> : std::true_type {};
+/// True for future<T> and shared_future<T> (any cv/ref).
+template <class T>
+inline constexpr bool is_future_v = is_future_impl<std::remove_cvref_t<T>>::value;
+
+/// The value type a continuation's result future has: U for a function returning
+/// future<U> or shared_future<U> (implicit unwrapping), else the function's result.
+template <class T>
+struct unwrapped_value {
+    using type = T;
+};
+template <class T>
+struct unwrapped_value<future<T>> {
+    using type = T;
+};
+template <class T>
+struct unwrapped_value<shared_future<T>> {
+    using type = T;
+};
+
+[[noreturn]] inline void throw_future_error(std::future_errc code) { throw weft::future_error(code); }
+
+template <class T>
+shared_state<T>* state_of(const future<T>& f) noexcept;
+template <class T>
+shared_state<T>* state_of(const shared_future<T>& f) noexcept;
+
+/// True when a continuation may run inline here: on a worker, while a quarter of the
+/// stack is still free; on a plain thread, below a fixed nesting depth.
+inline thread_local unsigned plain_thread_inline_depth = 0;
+inline bool may_run_inline() noexcept {
+    if (worker_hot* w = current_worker_hot()) {
+        const char probe = 0;
+        return w->current_ctx != nullptr && &probe >= w->inline_floor;
+    }
+    return plain_thread_inline_depth < 64;
+}
+
+template <class Src, class G, class Policy>
+class continuation;
+
+template <class R>
+void forward_into(shared_state<R>* target, future<R> inner) noexcept;
+template <class R>
+void forward_into(shared_state<R>* target, shared_future<R> inner) noexcept;
+
+template <class Src, class P, class G>
+auto attach(Src&& src, P&& policy, G&& g);
+
+}  // namespace detail
 
 /// The result of an asynchronous computation: move-only, read once with get().
 ///
@@ -19,9 +84,17 @@ class promise;
 /// runs other tasks meanwhile) or, on a thread that is not a weft worker, block the
 /// thread. If the producing task is still queued on the calling worker, it is run
 /// inline instead (no suspension, no context switch).
+///
+/// @code
+/// weft::future<int> f = weft::async([] { return 6 * 7; });
+/// weft::future<std::string> g = f.then([](weft::future<int> r) { return std::to_string(r.get()); });
+/// assert(g.get() == "42");
+/// @endcode
 template <class T>
 class future {
 public:
+    using value_type = T;
+
     future() noexcept = default;
     future(future&& o) noexcept : state_(std::exchange(o.state_, nullptr)) {}
     future& operator=(future&& o) noexcept {
@@ -35,25 +108,33 @@ public:
     future& operator=(const future&) = delete;
     ~future() { reset(); }
 
+    /// Implicit unwrapping: the future of the inner future's result.
+    future(future<future<T>>&& outer);  // NOLINT(google-explicit-constructor): as HPX and the Concurrency TS
+
     /// True if this future refers to a shared state (not default-constructed, moved
-    /// from, or already consumed by get()).
+    /// from, shared, or already consumed by get()).
     bool valid() const noexcept { return state_ != nullptr; }
 
-    /// True if the result (value or exception) is available. @throws std::future_error
-    /// (no_state) if !valid().
+    /// True if the result (value or exception) is available. @throws weft::future_error (no_state)
     bool is_ready() const {
         check();
         return state_->is_ready();
     }
 
-    /// Waits until the result is available. @throws std::future_error (no_state).
+    /// True if the result is an exception (only once ready). @throws weft::future_error (no_state)
+    bool has_exception() const {
+        check();
+        return state_->is_ready() && state_->has_exception();
+    }
+
+    /// Waits until the result is available. @throws weft::future_error (no_state)
     void wait() const {
         check();
         state_->wait();
     }
 
     /// Waits, then returns the value (moved out) or rethrows the exception the task
-    /// threw. Leaves the future invalid. @throws std::future_error (no_state) if !valid().
+    /// threw. Leaves the future invalid. @throws weft::future_error (no_state)
     T get() {
         check();
         state_->wait();
@@ -72,10 +153,123 @@ public:
         }
     }
 
+    /// A copyable future of the same result; this future becomes invalid.
+    /// @throws weft::future_error (no_state)
+    shared_future<T> share() {
+        check();
+        return shared_future<T>(std::exchange(state_, nullptr), adopt_tag{});
+    }
+
+    /// Attaches `g`, run as a new task (launch::async) once this future is ready; `g`
+    /// receives the ready future. Returns the future of g's result (unwrapped if g returns
+    /// a future). This future becomes invalid. @throws weft::future_error (no_state)
+    template <class G>
+        requires std::is_invocable_v<std::decay_t<G>&, future<T>>
+    auto then(G&& g) {
+        return then(launch::async, std::forward<G>(g));
+    }
+
+    /// As then(g), run as the launch policy says (launch::async, launch::sync,
+    /// launch::deferred).
+    template <launch_policy P, class G>
+        requires std::is_invocable_v<std::decay_t<G>&, future<T>>
+    auto then(P&& policy, G&& g) {
+        check();
+        return detail::attach(std::move(*this), std::forward<P>(policy), std::forward<G>(g));
+    }
+
     /// Internal: adopts one reference to `s`.
     explicit future(detail::shared_state<T>* s) noexcept : state_(s) {}
 
 private:
+    struct adopt_tag {};
+    friend detail::shared_state<T>* detail::state_of<T>(const future<T>&) noexcept;
+
+    void check() const {
+        if (state_ == nullptr) detail::throw_future_error(std::future_errc::no_state);
+    }
+    void reset() noexcept {
+        if (state_ != nullptr) std::exchange(state_, nullptr)->release();
+    }
+
+    detail::shared_state<T>* state_ = nullptr;
+};
+
+/// A copyable future: every copy can wait for and read the same result. get() returns
+/// a reference to the stored value (const T&; T& for shared_future<T&>; void).
+template <class T>
+class shared_future {
+public:
+    using value_type = T;
+
+    shared_future() noexcept = default;
+    shared_future(const shared_future& o) noexcept : state_(o.state_) {
+        if (state_ != nullptr) state_->add_ref();
+    }
+    shared_future(shared_future&& o) noexcept : state_(std::exchange(o.state_, nullptr)) {}
+    shared_future(future<T>&& f) noexcept : shared_future(f.valid() ? f.share() : shared_future{}) {}  // NOLINT
+    shared_future& operator=(const shared_future& o) noexcept {
+        if (o.state_ != nullptr) o.state_->add_ref();
+        reset();
+        state_ = o.state_;
+        return *this;
+    }
+    shared_future& operator=(shared_future&& o) noexcept {
+        if (this != &o) {
+            reset();
+            state_ = std::exchange(o.state_, nullptr);
+        }
+        return *this;
+    }
+    ~shared_future() { reset(); }
+
+    bool valid() const noexcept { return state_ != nullptr; }
+    bool is_ready() const {
+        check();
+        return state_->is_ready();
+    }
+    bool has_exception() const {
+        check();
+        return state_->is_ready() && state_->has_exception();
+    }
+    void wait() const {
+        check();
+        state_->wait();
+    }
+
+    /// Waits, then returns the value or rethrows the exception; the future stays valid.
+    /// @throws weft::future_error (no_state)
+    decltype(auto) get() const {
+        check();
+        state_->wait();
+        if constexpr (std::is_void_v<T>) {
+            state_->value();
+        } else if constexpr (std::is_reference_v<T>) {
+            return state_->value();
+        } else {
+            return static_cast<const T&>(state_->value());
+        }
+    }
+
+    /// As future::then; `g` receives a copy of this shared_future, which stays valid.
+    template <class G>
+        requires std::is_invocable_v<std::decay_t<G>&, shared_future<T>>
+    auto then(G&& g) const {
+        return then(launch::async, std::forward<G>(g));
+    }
+    template <launch_policy P, class G>
+        requires std::is_invocable_v<std::decay_t<G>&, shared_future<T>>
+    auto then(P&& policy, G&& g) const {
+        check();
+        return detail::attach(shared_future(*this), std::forward<P>(policy), std::forward<G>(g));
+    }
+
+private:
+    friend class future<T>;
+    friend detail::shared_state<T>* detail::state_of<T>(const shared_future<T>&) noexcept;
+    template <class Tag>
+    shared_future(detail::shared_state<T>* s, Tag) noexcept : state_(s) {}
+
     void check() const {
         if (state_ == nullptr) detail::throw_future_error(std::future_errc::no_state);
     }
@@ -90,7 +284,7 @@ private:
 template <class T>
 class promise {
 public:
-    promise() : state_(new detail::standalone_state<T>) {}
+    promise() : state_(detail::standalone_state<T>::make(2)) {}
     promise(promise&& o) noexcept
         : state_(std::exchange(o.state_, nullptr)), retrieved_(o.retrieved_), satisfied_(o.satisfied_) {}
     promise& operator=(promise&& o) noexcept {
@@ -104,11 +298,10 @@ public:
     }
     promise(const promise&) = delete;
     promise& operator=(const promise&) = delete;
-    /// A promise destroyed unsatisfied stores std::future_error(broken_promise).
+    /// A promise destroyed unsatisfied stores weft::future_error(broken_promise).
     ~promise() { abandon(); }
 
-    /// The future of this promise. @throws std::future_error (future_already_retrieved,
-    /// no_state).
+    /// The future of this promise. @throws weft::future_error (future_already_retrieved, no_state)
     future<T> get_future() {
         check();
         if (retrieved_) detail::throw_future_error(std::future_errc::future_already_retrieved);
@@ -116,8 +309,8 @@ public:
         return future<T>(state_);  // adopts the second reference made in the constructor
     }
 
-    /// Stores the value and wakes the waiters. @throws std::future_error
-    /// (promise_already_satisfied, no_state).
+    /// Stores the value and wakes the waiters. @throws weft::future_error
+    /// (promise_already_satisfied, no_state)
     template <class... A>
     void set_value(A&&... a) {
         check_unsatisfied();
@@ -125,7 +318,7 @@ public:
         state_->set_value(std::forward<A>(a)...);
     }
 
-    /// Stores an exception for get() to rethrow. @throws std::future_error.
+    /// Stores an exception for get() to rethrow. @throws weft::future_error
     void set_exception(std::exception_ptr e) {
         check_unsatisfied();
         satisfied_ = true;
@@ -143,7 +336,7 @@ private:
     void abandon() noexcept {
         if (state_ == nullptr) return;
         if (!satisfied_)
-            state_->set_exception(std::make_exception_ptr(std::future_error(std::future_errc::broken_promise)));
+            state_->set_exception(std::make_exception_ptr(weft::future_error(std::future_errc::broken_promise)));
         if (!retrieved_) state_->release();  // the future's reference, never handed out
         std::exchange(state_, nullptr)->release();
     }
@@ -154,6 +347,205 @@ private:
 };
 
 namespace detail {
+template <class D>
+struct ready_value {
+    using type = D;
+};
+template <class X>
+struct ready_value<std::reference_wrapper<X>> {
+    using type = X&;
+};
+}  // namespace detail
+
+/// A ready future holding `v` (decayed; std::reference_wrapper<X> gives future<X&>).
+/// No system allocation: the state comes from the worker's task-block pool.
+template <class V>
+auto make_ready_future(V&& v) {
+    using T = typename detail::ready_value<std::decay_t<V>>::type;
+    auto* s = detail::standalone_state<T>::make(1);
+    if constexpr (std::is_reference_v<T>) s->set_value(v.get());
+    else s->set_value(std::forward<V>(v));
+    return future<T>(s);
+}
+/// A ready future<void>.
+inline future<void> make_ready_future() {
+    auto* s = detail::standalone_state<void>::make(1);
+    s->set_value();
+    return future<void>(s);
+}
+
+/// A ready future holding the exception `e`.
+template <class T>
+future<T> make_exceptional_future(std::exception_ptr e) {
+    auto* s = detail::standalone_state<T>::make(1);
+    s->set_exception(std::move(e));
+    return future<T>(s);
+}
+/// A ready future holding a copy of the exception object `e`.
+template <class T, class E>
+    requires(!std::is_same_v<std::decay_t<E>, std::exception_ptr>)
+future<T> make_exceptional_future(E&& e) {
+    return make_exceptional_future<T>(std::make_exception_ptr(std::forward<E>(e)));
+}
+
+namespace detail {
+
+template <class T>
+shared_state<T>* state_of(const future<T>& f) noexcept {
+    return f.state_;
+}
+template <class T>
+shared_state<T>* state_of(const shared_future<T>& f) noexcept {
+    return f.state_;
+}
+
+/// Stores the inner future's result into `target` once it is ready (implicit
+/// unwrapping); holds one reference to target until then.
+template <class R, class Inner>
+class forwarder final : public waiter {
+public:
+    forwarder(shared_state<R>* target, Inner inner) noexcept : target_(target), inner_(std::move(inner)) {
+        callback = &on_ready;
+    }
+    static void start(shared_state<R>* target, Inner inner) noexcept {
+        if (!inner.valid()) {
+            target->set_exception(std::make_exception_ptr(weft::future_error(std::future_errc::broken_promise)));
+            target->release();
+            return;
+        }
+        forwarder* f = nullptr;
+        try {
+            f = make_block<forwarder>(target, std::move(inner));
+        } catch (...) {
+            target->set_exception(std::current_exception());
+            target->release();
+            return;
+        }
+        shared_state_base* s = state_of(f->inner_);
+        s->run_deferred();
+        if (!s->add_waiter(*f)) on_ready(f);
+    }
+
+private:
+    static void on_ready(waiter* w) noexcept {
+        auto* self = static_cast<forwarder*>(w);
+        shared_state<R>* target = self->target_;
+        fulfil(*target, [self]() -> decltype(auto) {
+            if constexpr (std::is_void_v<R>) self->inner_.get();
+            else if constexpr (std::is_reference_v<R>) return self->inner_.get();
+            else return R(self->inner_.get());
+        });
+        destroy_block(self);
+        target->release();
+    }
+
+    shared_state<R>* target_;
+    Inner inner_;
+};
+
+template <class R>
+void forward_into(shared_state<R>* target, future<R> inner) noexcept {
+    forwarder<R, future<R>>::start(target, std::move(inner));
+}
+template <class R>
+void forward_into(shared_state<R>* target, shared_future<R> inner) noexcept {
+    forwarder<R, shared_future<R>>::start(target, std::move(inner));
+}
+
+/// A continuation: a task, the result's shared state and the waiter registered on the
+/// input, in one block. References: the returned future and the pending run.
+template <class Src, class G, class Policy>
+class continuation final : public task,
+                           public shared_state<typename unwrapped_value<std::invoke_result_t<G&, Src>>::type>,
+                           public waiter {
+    using raw_result = std::invoke_result_t<G&, Src>;
+    using R = typename unwrapped_value<raw_result>::type;
+    using state = shared_state<R>;
+
+public:
+    template <class G2>
+    continuation(Src src, G2&& g, const Policy& p)
+        : state(&destroy, 2), src_(std::move(src)), fn_(std::forward<G2>(g)) {
+        task::invoke = &run;
+        waiter::callback = &on_input_ready;
+        if constexpr (std::is_same_v<Policy, launch::async_policy>) apply_attributes(*this, p.attributes);
+        if constexpr (std::is_same_v<Policy, launch::deferred_policy>) this->deferred_ = &run_deferred_fn;
+    }
+
+    /// Registers on the input (or runs at once if it is ready).
+    void start() noexcept {
+        if constexpr (std::is_same_v<Policy, launch::deferred_policy>) return;  // runs on first wait
+        shared_state_base* in = state_of(src_);
+        in->run_deferred();
+        if (!in->add_waiter(*this)) on_input_ready(this);
+    }
+
+private:
+    static void on_input_ready(waiter* w) noexcept {
+        auto* self = static_cast<continuation*>(w);
+        if constexpr (std::is_same_v<Policy, launch::sync_policy>) {
+            if (may_run_inline()) {
+                ++plain_thread_inline_depth;
+                run(self);
+                --plain_thread_inline_depth;
+                return;
+            }
+        }
+        try {
+            spawn(self);
+        } catch (...) {
+            run(self);  // no runtime to run it on (it stopped): run it here rather than never
+        }
+    }
+
+    static void run(task* t) noexcept {
+        auto* self = static_cast<continuation*>(t);
+        self->body();
+        self->state::release();
+    }
+
+    void body() noexcept {
+        if constexpr (is_future_v<raw_result>) {
+            raw_result inner;
+            try {
+                inner = std::invoke(fn_, std::move(src_));
+            } catch (...) {
+                this->set_exception(std::current_exception());
+                return;
+            }
+            this->state::add_ref();  // held by the forwarder until the inner result arrives
+            forward_into<R>(this, std::move(inner));
+        } else {
+            fulfil(static_cast<state&>(*this), [this]() -> decltype(auto) { return std::invoke(fn_, std::move(src_)); });
+        }
+    }
+
+    static void run_deferred_fn(shared_state_base* s) noexcept {
+        auto* self = static_cast<continuation*>(static_cast<state*>(s));
+        try {
+            self->src_.wait();
+        } catch (...) {
+        }
+        run(self);
+    }
+
+    static void destroy(shared_state_base* s) noexcept {
+        destroy_block(static_cast<continuation*>(static_cast<state*>(s)));
+    }
+
+    Src src_;
+    G fn_;
+};
+
+template <class Src, class P, class G>
+auto attach(Src&& src, P&& policy, G&& g) {
+    using C = continuation<std::remove_cvref_t<Src>, std::decay_t<G>, std::remove_cvref_t<P>>;
+    using R = typename unwrapped_value<std::invoke_result_t<std::decay_t<G>&, std::remove_cvref_t<Src>>>::type;
+    C* c = make_block<C>(std::forward<Src>(src), std::forward<G>(g), policy);
+    future<R> result(static_cast<shared_state<R>*>(c));
+    c->start();
+    return result;
+}
 
 /// One block: the task, the closure and the future's shared state.
 template <class R, class F, class... Args>
@@ -169,16 +561,7 @@ public:
 private:
     static void run(task* self) noexcept {
         auto* b = static_cast<async_block*>(self);
-        try {
-            if constexpr (std::is_void_v<R>) {
-                b->call_();
-                b->set_value();
-            } else {
-                b->set_value(b->call_());
-            }
-        } catch (...) {
-            b->set_exception(std::current_exception());
-        }
+        fulfil(static_cast<shared_state<R>&>(*b), [b]() -> decltype(auto) { return b->call_(); });
         b->release();
     }
     static void destroy(shared_state_base* s) noexcept { destroy_block(static_cast<async_block*>(s)); }
@@ -190,6 +573,13 @@ template <class F, class... Args>
 using async_result_t = std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>;
 
 }  // namespace detail
+
+template <class T>
+future<T>::future(future<future<T>>&& outer) {
+    if (!outer.valid()) return;
+    future<T> inner = outer.then(launch::sync, [](future<future<T>> o) { return o.get(); });
+    state_ = std::exchange(inner.state_, nullptr);
+}
 
 /// Runs `f(args...)` as a new task and returns a future for its result (or exception).
 /// Arguments are decay-copied (use std::ref for references). One allocation from the

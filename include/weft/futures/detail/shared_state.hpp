@@ -1,13 +1,13 @@
-// The shared state behind weft futures: the value or exception, the list of waiters,
-// and a reference count, in one block that can also hold the producing task.
+// The shared state behind weft futures: the value or exception, the list of waiters
+// and continuations, an optional deferred function, and a reference count, in one block
+// that can also hold the producing task.
 #pragma once
 
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/task_block.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <exception>
-#include <future>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -17,23 +17,29 @@ namespace weft::detail {
 
 /// The type-independent part: readiness, waiters and lifetime.
 ///
-/// state_ is 0 (not ready, no waiters), 1 (ready) or the head of an intrusive list of
-/// waiters (not ready). set_value writes the storage, then publishes it with a release
-/// exchange of state_ that also takes the waiter list exactly once; readers acquire
-/// state_. Waiters are pushed with a CAS that fails once the state is ready.
+/// state_ is 0 (not ready, nobody waiting), 1 (ready) or the head of an intrusive list
+/// of waiters (not ready). set_value writes the storage, then publishes it with a
+/// release exchange of state_ that also takes the waiter list exactly once; readers
+/// acquire state_. Waiters (tasks, threads, continuations) are CAS-pushed and the push
+/// fails once the state is ready.
 class shared_state_base {
 public:
     static constexpr std::uintptr_t ready_tag = 1;
+
+    shared_state_base(const shared_state_base&) = delete;
+    shared_state_base& operator=(const shared_state_base&) = delete;
 
     bool is_ready() const noexcept {
         // acquire: pairs with the release in mark_ready(); makes the value visible.
         return state_.load(std::memory_order_acquire) == ready_tag;
     }
 
-    /// Waits until ready: first tries to run the producing task inline (if it is still
-    /// queued on this worker), else suspends the calling task or blocks the thread.
+    /// Waits until ready: runs a deferred function first (once, by the first waiter);
+    /// then tries to run the producing task inline (if it is still queued on this
+    /// worker); else suspends the calling task or blocks the thread.
     void wait() {
         if (is_ready()) return;
+        run_deferred();
         if (producer_ != nullptr) {
             if (worker_hot* w = current_worker_hot(); try_take_back_fast(w, producer_)) {
                 execute_taken(w, producer_);
@@ -41,7 +47,27 @@ public:
             }
             if (try_run_inline(producer_) && is_ready()) return;
         }
-        wait_until_notified([this](waiter& w) { return enlist(w); });
+        wait_until_notified([this](waiter& w) { return add_waiter(w); });
+    }
+
+    /// Registers `w` to be notified when the state becomes ready; false if it already
+    /// is (then `w` is not registered and will not be notified).
+    bool add_waiter(waiter& w) noexcept {
+        // acquire: if it is ready, the value must be visible to the caller.
+        std::uintptr_t head = state_.load(std::memory_order_acquire);
+        do {
+            if (head == ready_tag) return false;
+            w.next = reinterpret_cast<waiter*>(head);
+            // release: publishes w; acquire on failure: see a fresh head or the value.
+        } while (!state_.compare_exchange_weak(head, reinterpret_cast<std::uintptr_t>(&w),
+                                               std::memory_order_release, std::memory_order_acquire));
+        return true;
+    }
+
+    /// Starts a deferred function (launch::deferred) if there is one and nobody did.
+    void run_deferred() noexcept {
+        // acquire/acq_rel: the thread that wins the exchange sees the deferred setup.
+        if (deferred_ != nullptr && !deferred_started_.exchange(true, std::memory_order_acq_rel)) deferred_(this);
     }
 
     void add_ref() noexcept {
@@ -58,19 +84,26 @@ public:
 
 protected:
     using destroy_fn = void (*)(shared_state_base*) noexcept;
+    using deferred_fn = void (*)(shared_state_base*) noexcept;
     shared_state_base(destroy_fn d, std::uint32_t refs) noexcept : refs_(refs), destroy_(d) {}
     ~shared_state_base() = default;
 
-    /// Publishes the result and wakes every waiter.
+    /// Publishes the result and notifies every waiter, in the order they came.
     void mark_ready() noexcept {
         // acq_rel: release publishes the result; acquire takes the waiters' nodes.
-        std::uintptr_t list = state_.exchange(ready_tag, std::memory_order_acq_rel);
+        const std::uintptr_t list = state_.exchange(ready_tag, std::memory_order_acq_rel);
         WEFT_ASSERT(list != ready_tag);
-        auto* w = reinterpret_cast<waiter*>(list);
-        while (w != nullptr) {
-            waiter* next = w->next;  // read before notify: the waiter may vanish after it
-            w->notify();
+        waiter* reversed = nullptr;  // the list is newest first
+        for (auto* w = reinterpret_cast<waiter*>(list); w != nullptr;) {
+            waiter* next = w->next;
+            w->next = reversed;
+            reversed = w;
             w = next;
+        }
+        while (reversed != nullptr) {
+            waiter* next = reversed->next;  // read before notify: the waiter may vanish after it
+            reversed->notify();
+            reversed = next;
         }
     }
 
@@ -82,22 +115,13 @@ protected:
     /// The task that sets this state, when it lives in the same block (async); set once
     /// before the block is published and never changed, so readers need no ordering.
     task* producer_ = nullptr;
+    /// Set once before the state is published (launch::deferred continuations).
+    deferred_fn deferred_ = nullptr;
 
 private:
-    bool enlist(waiter& w) noexcept {
-        // acquire: if it is ready, the value must be visible to the caller.
-        std::uintptr_t head = state_.load(std::memory_order_acquire);
-        do {
-            if (head == ready_tag) return false;
-            w.next = reinterpret_cast<waiter*>(head);
-            // release: publishes w; acquire on failure: see a fresh head or the value.
-        } while (!state_.compare_exchange_weak(head, reinterpret_cast<std::uintptr_t>(&w),
-                                               std::memory_order_release, std::memory_order_acquire));
-        return true;
-    }
-
     std::atomic<std::uintptr_t> state_{0};
     std::atomic<std::uint32_t> refs_;
+    std::atomic<bool> deferred_started_{false};
     bool has_exception_ = false;
     destroy_fn destroy_;
     std::exception_ptr exception_;
@@ -108,6 +132,8 @@ template <class T>
 struct value_storage {
     alignas(T) unsigned char bytes[sizeof(T)];
     bool engaged = false;
+    value_storage() noexcept = default;
+    value_storage(const value_storage&) = delete;
     T& get() noexcept { return *std::launder(reinterpret_cast<T*>(bytes)); }
     template <class... A>
     void emplace(A&&... a) {
@@ -157,16 +183,31 @@ private:
     value_storage<T> value_;
 };
 
-/// A shared state on its own (for promise<T>).
+/// A shared state on its own block from the task-block pool (promise, make_ready_future).
 template <class T>
 class standalone_state final : public shared_state<T> {
 public:
-    standalone_state() noexcept : shared_state<T>(&destroy, 2) {}
+    explicit standalone_state(std::uint32_t refs) noexcept : shared_state<T>(&destroy, refs) {}
+
+    static standalone_state* make(std::uint32_t refs) { return make_block<standalone_state>(refs); }
 
 private:
-    static void destroy(shared_state_base* s) noexcept { delete static_cast<standalone_state*>(s); }
+    static void destroy(shared_state_base* s) noexcept { destroy_block(static_cast<standalone_state*>(s)); }
 };
 
-[[noreturn]] inline void throw_future_error(std::future_errc code) { throw std::future_error(code); }
+/// Runs `f()` and stores its result (or exception) into `s`.
+template <class T, class F>
+void fulfil(shared_state<T>& s, F&& f) noexcept {
+    try {
+        if constexpr (std::is_void_v<T>) {
+            std::forward<F>(f)();
+            s.set_value();
+        } else {
+            s.set_value(std::forward<F>(f)());
+        }
+    } catch (...) {
+        s.set_exception(std::current_exception());
+    }
+}
 
 }  // namespace weft::detail

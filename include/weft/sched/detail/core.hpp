@@ -139,15 +139,19 @@ void report_discarded_exception(const char* why) noexcept;
 /// A next unique task id (per process).
 std::uint64_t next_task_id() noexcept;
 
-/// One party waiting for a notification: a suspended task or a blocked OS thread.
+/// One party waiting for a notification: a suspended task, a blocked OS thread, or a
+/// callback (a continuation that runs or schedules itself when notified).
 struct waiter {
     waiter* next = nullptr;
     task* waiting_task = nullptr;  ///< null: an OS thread blocked on `signaled`
+    void (*callback)(waiter* self) noexcept = nullptr;  ///< if set: called instead of waking
     std::atomic<std::uint32_t> signaled{0};
 
     /// Wakes the waiter. The waiter may be gone as soon as this returns.
     void notify() noexcept {
-        if (task* t = waiting_task) {
+        if (callback != nullptr) {
+            callback(this);
+        } else if (task* t = waiting_task) {
             resume(t);
         } else {
             // release: publishes whatever the notifier did to the thread that acquires it.

@@ -1,0 +1,135 @@
+// weft::dataflow: run a function as a task once all of its future arguments are ready.
+#pragma once
+
+#include <weft/futures/detail/fan_in.hpp>
+
+#include <atomic>
+#include <functional>
+#include <tuple>
+
+namespace weft {
+namespace detail {
+
+template <class F, class... Args>
+using dataflow_raw_t = std::invoke_result_t<F&, Args...>;
+
+/// The task, the result's state, the arguments and one waiter per future argument, in
+/// one block. References: the returned future + the pending run.
+template <class Policy, class F, class... Args>
+class dataflow_block final : public task,
+                             public shared_state<typename unwrapped_value<dataflow_raw_t<F, Args...>>::type> {
+    using raw = dataflow_raw_t<F, Args...>;
+    using R = typename unwrapped_value<raw>::type;
+    using state = shared_state<R>;
+    static constexpr std::size_t n = count_futures_v<Args...>;
+
+public:
+    template <class F2, class... A2>
+    dataflow_block(const Policy& p, F2&& f, A2&&... a)
+        : state(&destroy, 2), fn_(std::forward<F2>(f)), args_(std::forward<A2>(a)...), remaining_(n + 1) {
+        task::invoke = &run;
+        if constexpr (std::is_same_v<Policy, launch::async_policy>) apply_attributes(*this, p.attributes);
+    }
+
+    void start() noexcept {
+        if constexpr (std::is_same_v<Policy, launch::deferred_policy>) {
+            this->deferred_ = &run_deferred_fn;
+            return;
+        }
+        for_each_future(args_, [this](std::size_t i, shared_state_base* s) {
+            nodes_[i].owner = this;
+            nodes_[i].index = i;
+            nodes_[i].arrived = &arrived;
+            nodes_[i].watch(s);
+        });
+        arrived(this, 0);
+    }
+
+private:
+    static void arrived(void* owner, std::size_t) noexcept {
+        auto* self = static_cast<dataflow_block*>(owner);
+        // acq_rel: the last arrival sees every input's result and the registration.
+        if (self->remaining_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+        if constexpr (std::is_same_v<Policy, launch::sync_policy>) {
+            if (may_run_inline()) {
+                ++plain_thread_inline_depth;
+                run(self);
+                --plain_thread_inline_depth;
+                return;
+            }
+        }
+        try {
+            spawn(self);
+        } catch (...) {
+            run(self);  // the runtime is gone: run it here rather than never
+        }
+    }
+
+    static void run(task* t) noexcept {
+        auto* self = static_cast<dataflow_block*>(t);
+        self->body();
+        self->state::release();
+    }
+
+    void body() noexcept {
+        if constexpr (is_future_v<raw>) {
+            raw inner;
+            try {
+                inner = std::apply(fn_, std::move(args_));
+            } catch (...) {
+                this->set_exception(std::current_exception());
+                return;
+            }
+            this->state::add_ref();
+            forward_into<R>(this, std::move(inner));
+        } else {
+            fulfil(static_cast<state&>(*this), [this]() -> decltype(auto) { return std::apply(fn_, std::move(args_)); });
+        }
+    }
+
+    static void run_deferred_fn(shared_state_base* s) noexcept {
+        auto* self = static_cast<dataflow_block*>(static_cast<state*>(s));
+        try {
+            for_each_future(self->args_, [](std::size_t, shared_state_base* in) { in->wait(); });
+        } catch (...) {
+        }
+        run(self);
+    }
+
+    static void destroy(shared_state_base* s) noexcept {
+        destroy_block(static_cast<dataflow_block*>(static_cast<state*>(s)));
+    }
+
+    F fn_;
+    std::tuple<Args...> args_;
+    fan_in_node nodes_[n == 0 ? 1 : n];
+    std::atomic<std::size_t> remaining_;
+};
+
+}  // namespace detail
+
+/// Runs `f(args...)` once every future or shared_future among the arguments is ready,
+/// according to `policy` (launch::async: a new task, the default; launch::sync: inline
+/// in whatever completes the last input; launch::deferred: on the first wait of the
+/// result). `f` receives the futures themselves, ready (wrap it in weft::unwrapping to
+/// receive values); other arguments are decay-copied and passed through. Returns the
+/// future of f's result, unwrapped if f returns a future. A seed 000 §1.8 LCO.
+template <launch_policy P, class F, class... Args>
+    requires std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
+auto dataflow(P&& policy, F&& f, Args&&... args) {
+    using block = detail::dataflow_block<std::remove_cvref_t<P>, std::decay_t<F>, std::decay_t<Args>...>;
+    using R = typename detail::unwrapped_value<detail::dataflow_raw_t<std::decay_t<F>, std::decay_t<Args>...>>::type;
+    block* b = detail::make_block<block>(policy, std::forward<F>(f), std::forward<Args>(args)...);
+    future<R> result(static_cast<detail::shared_state<R>*>(b));
+    b->start();
+    return result;
+}
+
+/// dataflow(launch::async, f, args...).
+template <class F, class... Args>
+    requires(!launch_policy<F>) && std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
+auto dataflow(F&& f, Args&&... args) {
+    return dataflow(launch::async, std::forward<F>(f), std::forward<Args>(args)...);
+}
+
+}  // namespace weft

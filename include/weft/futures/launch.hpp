@@ -1,0 +1,34 @@
+// Launch policies: how a continuation (then, dataflow) runs once its inputs are ready.
+#pragma once
+
+#include <weft/threads/task.hpp>
+
+#include <type_traits>
+
+namespace weft::launch {
+
+/// As a new task (the default). Carries optional attributes for that task.
+struct async_policy {
+    task_attributes attributes{};
+    /// The same policy with a priority / name for the continuation's task.
+    constexpr async_policy operator()(task_attributes a) const noexcept { return async_policy{a}; }
+};
+/// Inline, in whatever completes the input (the completing task, or the caller of then()
+/// if the input is ready). Long chains fall back to a new task before the stack runs low.
+struct sync_policy {};
+/// On the first get() or wait() of the result (or when a continuation is attached to it).
+struct deferred_policy {};
+
+inline constexpr async_policy async{};
+inline constexpr sync_policy sync{};
+inline constexpr deferred_policy deferred{};
+
+}  // namespace weft::launch
+
+namespace weft {
+/// True for weft's launch policy types.
+template <class P>
+concept launch_policy = std::is_same_v<std::remove_cvref_t<P>, launch::async_policy> ||
+                        std::is_same_v<std::remove_cvref_t<P>, launch::sync_policy> ||
+                        std::is_same_v<std::remove_cvref_t<P>, launch::deferred_policy>;
+}  // namespace weft
