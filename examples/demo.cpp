@@ -49,8 +49,12 @@ std::uint64_t mix(std::uint64_t x) {
     return x ^ (x >> 33);
 }
 
+// The first levels always branch fully, so the tree is never trivially small; below
+// them 0..max_children children each (1.5 on average for max_children = 3).
 unsigned children_of(std::uint64_t id, unsigned level, const tree_params& p) {
-    return level >= p.depth ? 0u : static_cast<unsigned>(mix(id) % (p.max_children + 1));
+    if (level >= p.depth) return 0;
+    if (level < 4) return p.max_children;
+    return static_cast<unsigned>(mix(id) % (p.max_children + 1));
 }
 
 std::uint64_t tree_serial(std::uint64_t id, unsigned level, const tree_params& p, std::uint64_t& nodes) {
@@ -99,7 +103,7 @@ unsigned arg_value(int argc, char** argv, const char* name, unsigned fallback) {
 int main(int argc, char** argv) {
     weft::runtime rt(argc, argv);  // takes the --weft:* options out of argv
     const unsigned n = arg_value(argc, argv, "--fib", 30);
-    const tree_params tree{arg_value(argc, argv, "--tree-depth", 18), 3};
+    const tree_params tree{arg_value(argc, argv, "--tree-depth", 28), 3};
     std::printf("weft demo: %u worker(s), scheduler %s\n", rt.num_workers(), std::string(rt.scheduler_name()).c_str());
 
     const std::uint64_t expected = fib_serial(n);
