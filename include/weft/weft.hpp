@@ -2,10 +2,14 @@
 #pragma once
 
 #include <weft/config/errors.hpp>
+#include <weft/futures/coroutine.hpp>
 #include <weft/futures/dataflow.hpp>
 #include <weft/futures/future.hpp>
+#include <weft/futures/packaged_task.hpp>
+#include <weft/futures/split_future.hpp>
 #include <weft/futures/unwrapping.hpp>
 #include <weft/futures/when_all.hpp>
+#include <weft/futures/when_any.hpp>
 #include <weft/runtime/options.hpp>
 #include <weft/runtime/runtime.hpp>
 #include <weft/sched/post.hpp>

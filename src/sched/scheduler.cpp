@@ -112,7 +112,10 @@ void worker_loop() noexcept {
             if (w->idle_spins++ == 0) w->idle_since = std::chrono::steady_clock::now();
             if (w->idle_spins % spin_rounds_per_clock_check != 0 ||
                 std::chrono::steady_clock::now() - w->idle_since < spin_before_park) {
-                cpu_relax();
+                // With more workers than processing units, a spinning worker would keep
+                // the one that was just woken off the CPU: give the CPU away instead.
+                if (s->oversubscribed()) std::this_thread::yield();
+                else cpu_relax();
                 continue;
             }
             w->idle_spins = 0;
@@ -262,6 +265,7 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
     }
     policy_->attach(infos);
     for (auto& w : workers_) w->spawn_queue = policy_->spawn_queue(w->index);
+    oversubscribed_ = cfg_.threads > std::max(1u, topo.num_pus());
 }
 
 scheduler::~scheduler() {

@@ -111,6 +111,8 @@ public:
     void after_schedule(worker* self, ext::placement p) noexcept;
     task* park_until_work(worker* w) noexcept;
     bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
+    /// More workers than processing units: idle workers yield the CPU while they spin.
+    bool oversubscribed() const noexcept { return oversubscribed_; }
     context* fresh_context(worker* w);
     void recycle_context(worker* w, context* c) noexcept;
 
@@ -127,6 +129,7 @@ private:
     std::unique_ptr<ext::scheduler_policy> policy_;
     std::vector<std::unique_ptr<worker>> workers_;
     std::size_t inline_reserve_ = 0;
+    bool oversubscribed_ = false;
 
     alignas(cache_line_size) std::atomic<std::uint64_t> external_spawned_{0};
     alignas(cache_line_size) std::atomic<unsigned> sleepers_{0};

@@ -1,0 +1,171 @@
+// when_all, when_any, when_some, when_each, wait_all/any/some, split_future, dataflow,
+// unwrapping and packaged_task; on every policy.
+#include "support/policy_test.hpp"
+
+#include <array>
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using weft::test::policy_test;
+class when_test : public policy_test {};
+WEFT_INSTANTIATE_FOR_ALL_POLICIES(when_test);
+
+std::vector<weft::future<int>> asyncs(int n) {
+    std::vector<weft::future<int>> v;
+    for (int i = 0; i < n; ++i) v.push_back(weft::async([i] { return i; }));
+    return v;
+}
+
+TEST_P(when_test, when_all_variadic_and_range) {
+    auto t = weft::when_all(weft::async([] { return 1; }), weft::make_ready_future(std::string("x")),
+                            weft::async([] {}).share())
+                 .get();
+    EXPECT_EQ(std::get<0>(t).get(), 1);
+    EXPECT_EQ(std::get<1>(t).get(), "x");
+    std::get<2>(t).get();
+    auto v = asyncs(100);
+    auto all = weft::when_all(v).get();
+    int sum = 0;
+    for (auto& f : all) sum += f.get();
+    EXPECT_EQ(sum, 4950);
+    EXPECT_TRUE(weft::when_all().get() == std::tuple<>{});
+    std::vector<weft::future<int>> none;
+    EXPECT_TRUE(weft::when_all(none).get().empty());
+}
+
+TEST_P(when_test, when_all_keeps_exceptions_inside_the_inputs) {
+    auto r = weft::when_all(weft::async([]() -> int { throw std::runtime_error("a"); }), weft::make_ready_future(2)).get();
+    EXPECT_THROW(std::get<0>(r).get(), std::runtime_error);
+    EXPECT_EQ(std::get<1>(r).get(), 2);
+}
+
+TEST_P(when_test, when_any_when_some_and_waits) {
+    weft::promise<int> never_yet;
+    auto any = weft::when_any(never_yet.get_future(), weft::make_ready_future(5)).get();
+    EXPECT_EQ(any.index, 1u);
+    EXPECT_EQ(std::get<1>(any.futures).get(), 5);
+    never_yet.set_value(0);
+    auto v = asyncs(10);
+    auto some = weft::when_some(4, v.begin(), v.end()).get();
+    EXPECT_EQ(some.indices.size(), 4u);
+    for (std::size_t i : some.indices) EXPECT_TRUE(some.futures[i].is_ready());
+    EXPECT_THROW((void)weft::when_some(11, some.futures.begin(), some.futures.end()), std::invalid_argument);
+    auto r = asyncs(3);
+    auto ar = weft::when_any(r.begin(), r.end()).get();
+    EXPECT_LT(ar.index, 3u);
+    auto a = weft::async([] { return 1; });
+    auto b = weft::make_ready_future(2);
+    EXPECT_LT(weft::wait_any(a, b), 2u);
+    weft::wait_all(a, b);
+    EXPECT_TRUE(a.is_ready() && b.is_ready());
+    EXPECT_EQ(weft::wait_some(2, a, b).size(), 2u);
+    auto w = asyncs(5);
+    weft::wait_all(w.begin(), w.end());
+    for (auto& f : w) EXPECT_TRUE(f.valid());
+}
+
+TEST_P(when_test, when_each_calls_once_per_input_and_reports_errors) {
+    std::atomic<int> calls{0};
+    std::atomic<int> sum{0};
+    auto v = asyncs(50);
+    weft::when_each([&](weft::future<int> f) { calls.fetch_add(1); sum.fetch_add(f.get()); }, v.begin(), v.end()).get();
+    EXPECT_EQ(calls.load(), 50);
+    EXPECT_EQ(sum.load(), 1225);
+    auto failing = weft::when_each([](weft::future<int> f) { if (f.get() == 1) throw std::runtime_error("f"); },
+                                   weft::make_ready_future(0), weft::make_ready_future(1));
+    EXPECT_THROW(failing.get(), std::runtime_error);
+}
+
+TEST_P(when_test, split_future_tuple_and_array) {
+    auto [a, b] = weft::split_future(weft::async([] { return std::make_tuple(std::make_unique<int>(1), std::string("b")); }));
+    EXPECT_EQ(*a.get(), 1);
+    EXPECT_EQ(b.get(), "b");
+    auto arr = weft::split_future(weft::make_ready_future(std::array<int, 3>{1, 2, 3}));
+    EXPECT_EQ(arr[0].get() + arr[1].get() + arr[2].get(), 6);
+    auto [x, y] = weft::split_future(weft::make_exceptional_future<std::tuple<int, int>>(std::runtime_error("e")));
+    EXPECT_THROW(x.get(), std::runtime_error);
+    EXPECT_THROW(y.get(), std::runtime_error);
+}
+
+TEST_P(when_test, dataflow_waits_for_future_arguments_only) {
+    weft::promise<int> p;
+    std::atomic<bool> ran{false};
+    auto d = weft::dataflow(
+        [&ran](weft::future<int> a, int b, weft::shared_future<int> c) {
+            ran = true;
+            return a.get() + b + c.get();
+        },
+        p.get_future(), 10, weft::make_ready_future(100).share());
+    rt().wait();
+    EXPECT_FALSE(ran.load());
+    p.set_value(1);
+    EXPECT_EQ(d.get(), 111);
+    auto u = weft::dataflow(weft::unwrapping([](int a, const std::string& s, int k) { return a + static_cast<int>(s.size()) + k; }),
+                            weft::async([] { return 1; }), weft::make_ready_future(std::string("abc")).share(), 5);
+    EXPECT_EQ(u.get(), 9);
+    auto v = weft::dataflow(weft::launch::sync, weft::unwrapping([](int a) { return a; }), weft::make_ready_future(3));
+    EXPECT_EQ(v.get(), 3);
+    auto lazy = weft::dataflow(weft::launch::deferred, weft::unwrapping([](int a) { return a * 2; }), weft::make_ready_future(4));
+    EXPECT_EQ(lazy.get(), 8);
+    auto nested = weft::dataflow([](weft::future<int> a) { return weft::async([x = a.get()] { return x + 1; }); },
+                                 weft::make_ready_future(1));
+    EXPECT_EQ(nested.get(), 2);
+    auto thrown = weft::dataflow(weft::unwrapping([](int) -> int { throw std::logic_error("df"); }), weft::make_ready_future(1));
+    EXPECT_THROW(thrown.get(), std::logic_error);
+    auto input_failed = weft::dataflow(weft::unwrapping([](int a) { return a; }),
+                                       weft::make_exceptional_future<int>(std::runtime_error("in")));
+    EXPECT_THROW(input_failed.get(), std::runtime_error);
+}
+
+TEST_P(when_test, unwrapping_drops_void_futures_and_passes_values) {
+    auto f = weft::unwrapping([](int a, int b) { return a * b; });
+    EXPECT_EQ(f(weft::make_ready_future(6), weft::make_ready_future(), 7), 42);
+}
+
+TEST_P(when_test, packaged_task_semantics) {
+    weft::packaged_task<int(int, int)> t([](int a, int b) { return a + b; });
+    auto f = t.get_future();
+    EXPECT_THROW(t.get_future(), std::future_error);
+    weft::post([&t] { t(20, 22); });
+    EXPECT_EQ(f.get(), 42);
+    EXPECT_THROW(t(1, 1), std::future_error);  // promise_already_satisfied
+    t.reset();
+    auto g = t.get_future();
+    t(1, 2);
+    EXPECT_EQ(g.get(), 3);
+    weft::packaged_task<void()> thrower([] { throw std::runtime_error("pt"); });
+    auto h = thrower.get_future();
+    thrower();
+    EXPECT_THROW(h.get(), std::runtime_error);
+    weft::future<int> broken;
+    {
+        weft::packaged_task<int()> never([] { return 1; });
+        broken = never.get_future();
+    }
+    try {
+        broken.get();
+        ADD_FAILURE();
+    } catch (const std::future_error& e) {
+        EXPECT_EQ(e.code(), std::future_errc::broken_promise);
+    }
+    weft::packaged_task<int()> empty;
+    EXPECT_FALSE(empty.valid());
+    EXPECT_THROW(empty(), std::future_error);
+}
+
+TEST_P(when_test, when_all_over_a_million_futures) {
+    constexpr int n = WEFT_HAVE_TSAN || WEFT_HAVE_ASAN ? 100'000 : 1'000'000;
+    std::vector<weft::future<int>> v;
+    v.reserve(n);
+    for (int i = 0; i < n; ++i) v.push_back(weft::make_ready_future(1));
+    auto all = weft::when_all(v).get();
+    long sum = 0;
+    for (auto& f : all) sum += f.get();
+    EXPECT_EQ(sum, n);
+}
+
+}  // namespace
