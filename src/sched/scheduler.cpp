@@ -26,6 +26,7 @@
 #include <string>
 #include <new>
 #include <typeinfo>
+#include <utility>
 
 namespace weft::detail {
 
@@ -126,10 +127,16 @@ void worker_loop() noexcept {
             }
         }
         w->idle_spins = 0;
-        if (t->ctx == nullptr)
-            execute(t);
-        else
-            switch_to_pending(w, t);
+        if (t->ctx != nullptr) switch_to_pending(w, t);
+        w->loop_task = t;
+        execute(t);
+        // Scheduler bypass: run what the finished task readied as its last act.
+        for (w = current_worker(); w->bypass != nullptr; w = current_worker()) {
+            task* next = std::exchange(w->bypass, nullptr);
+            w->loop_task = next;
+            execute(next);
+        }
+        w->loop_task = nullptr;
     }
 }
 

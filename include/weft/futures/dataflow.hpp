@@ -58,6 +58,9 @@ private:
                 return;
             }
         }
+        if constexpr (std::is_same_v<Policy, launch::async_policy>) {
+            if (try_bypass(self)) return;
+        }
         try {
             spawn(self);
         } catch (...) {

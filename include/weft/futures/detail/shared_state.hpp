@@ -195,17 +195,26 @@ private:
     static void destroy(shared_state_base* s) noexcept { destroy_block(static_cast<standalone_state*>(s)); }
 };
 
-/// Runs `f()` and stores its result (or exception) into `s`.
+/// Runs `f()` and stores its result (or exception) into `s`. Call it as the last act of
+/// a task: publishing happens inside a completion_scope (scheduler bypass).
 template <class T, class F>
 void fulfil(shared_state<T>& s, F&& f) noexcept {
     try {
         if constexpr (std::is_void_v<T>) {
             std::forward<F>(f)();
+            completion_scope last_act;
             s.set_value();
+        } else if constexpr (std::is_reference_v<T>) {
+            T r = std::forward<F>(f)();
+            completion_scope last_act;
+            s.set_value(r);
         } else {
-            s.set_value(std::forward<F>(f)());
+            T v = std::forward<F>(f)();
+            completion_scope last_act;
+            s.set_value(std::move(v));
         }
     } catch (...) {
+        completion_scope last_act;
         s.set_exception(std::current_exception());
     }
 }

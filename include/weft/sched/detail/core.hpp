@@ -74,6 +74,41 @@ inline bool try_spawn_fast(worker_hot* w, task* t) {
     return true;
 }
 
+/// Marks the scope in which a task that the loop started publishes its result as its
+/// last act: a continuation it readies may then take the bypass slot (run next on this
+/// worker, cache-warm, instead of going through the queue where an idle thief would
+/// take it and bounce a sequential chain between cores).
+class completion_scope {
+public:
+    completion_scope() noexcept : w_(current_worker_hot()) {
+        if (w_ != nullptr && w_->current_task != nullptr && w_->current_task == w_->loop_task) {
+            active_ = true;
+            w_->completing = true;
+        }
+    }
+    ~completion_scope() {
+        if (active_) w_->completing = false;
+    }
+    completion_scope(const completion_scope&) = delete;
+    completion_scope& operator=(const completion_scope&) = delete;
+
+private:
+    worker_hot* w_;
+    bool active_ = false;
+};
+
+/// Puts a new normal-priority task in the bypass slot when called inside a
+/// completion_scope and the slot is free; false otherwise (then spawn it).
+inline bool try_bypass(task* t) noexcept {
+    worker_hot* w = current_worker_hot();
+    if (w == nullptr || !w->completing || w->bypass != nullptr || t->priority != task_priority::normal) return false;
+    t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
+    // release: published before the task can run (see try_spawn_fast).
+    w->spawned.store(w->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    w->bypass = t;
+    return true;
+}
+
 /// Runs a task taken back by the caller (on worker `w`) on the current stack. It may
 /// suspend and come back on another worker: returns the worker the caller is on then.
 inline worker_hot* execute_taken(worker_hot* w, task* t) noexcept {

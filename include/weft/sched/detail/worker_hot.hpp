@@ -28,6 +28,12 @@ struct worker_hot {
     const std::atomic<unsigned>* sleepers = nullptr;
     std::uint64_t spawn_seq = 0;
     std::uint32_t worker_index = 0;
+    /// The task the scheduling loop itself started (not one run inline inside it).
+    task* loop_task = nullptr;
+    /// Set while that task publishes its result at its very end (see completion_scope).
+    bool completing = false;
+    /// Scheduler bypass: a task readied by the finishing task, run next on this worker.
+    task* bypass = nullptr;
 
     static constexpr std::size_t block_classes = 8;  ///< task blocks of 64..512 bytes
     void* free_blocks[block_classes] = {};
