@@ -55,3 +55,10 @@ int worker_index() noexcept {
 }
 
 }  // namespace weft::this_task
+
+namespace weft {
+unsigned num_workers() noexcept {
+    const detail::scheduler* s = detail::scheduler::active();
+    return s != nullptr ? s->num_workers() : 0;
+}
+}  // namespace weft

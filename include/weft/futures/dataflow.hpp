@@ -78,7 +78,11 @@ private:
         if constexpr (is_future_v<raw>) {
             raw inner;
             try {
-                inner = std::apply(fn_, std::move(args_));
+                // The inputs move into a local: they are released when the body returns,
+                // not when the result is, so a chain of dataflows does not keep every
+                // earlier step alive (HPX does the same).
+                auto args = std::move(args_);
+                inner = std::apply(fn_, std::move(args));
             } catch (...) {
                 this->set_exception(std::current_exception());
                 return;
@@ -86,7 +90,8 @@ private:
             this->state::add_ref();
             forward_into<R>(this, std::move(inner));
         } else {
-            fulfil(static_cast<state&>(*this), [this]() -> decltype(auto) { return std::apply(fn_, std::move(args_)); });
+            auto args = std::move(args_);  // released when the body returns (see above)
+            fulfil(static_cast<state&>(*this), [this, &args]() -> decltype(auto) { return std::apply(fn_, std::move(args)); });
         }
     }
 

@@ -511,7 +511,8 @@ private:
         if constexpr (is_future_v<raw_result>) {
             raw_result inner;
             try {
-                inner = std::invoke(fn_, std::move(src_));
+                Src src = std::move(src_);  // released when the body returns, not with the result
+                inner = std::invoke(fn_, std::move(src));
             } catch (...) {
                 this->set_exception(std::current_exception());
                 return;
@@ -519,7 +520,8 @@ private:
             this->state::add_ref();  // held by the forwarder until the inner result arrives
             forward_into<R>(this, std::move(inner));
         } else {
-            fulfil(static_cast<state&>(*this), [this]() -> decltype(auto) { return std::invoke(fn_, std::move(src_)); });
+            Src src = std::move(src_);  // released when the body returns, not with the result
+            fulfil(static_cast<state&>(*this), [this, &src]() -> decltype(auto) { return std::invoke(fn_, std::move(src)); });
         }
     }
 

@@ -50,6 +50,10 @@ const char* get_name() noexcept;
 int worker_index() noexcept;
 
 }  // namespace this_task
+
+/// The number of worker threads of the running runtime, or 0 when none is running.
+unsigned num_workers() noexcept;
+
 }  // namespace weft
 
 template <>

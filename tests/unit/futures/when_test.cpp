@@ -169,3 +169,34 @@ TEST_P(when_test, when_all_over_a_million_futures) {
 }
 
 }  // namespace
+
+namespace {
+
+struct counted {
+    static inline std::atomic<int> alive{0};
+    counted() { alive.fetch_add(1); }
+    counted(const counted&) { alive.fetch_add(1); }
+    ~counted() { alive.fetch_sub(1); }
+};
+
+TEST_P(when_test, dataflow_and_then_release_their_inputs_when_they_have_run) {
+    // A regression: inputs were kept until the result itself was released, so a chain
+    // of steps (the stencil) kept every earlier step alive.
+    counted::alive = 0;
+    {
+        weft::shared_future<counted> in = weft::make_ready_future(counted{}).share();
+        auto out = weft::dataflow(weft::unwrapping([](const counted&) { return 1; }), std::move(in));
+        EXPECT_EQ(out.get(), 1);
+        rt().wait();
+        EXPECT_EQ(counted::alive.load(), 0);  // `out` is still alive; its input is gone
+        weft::shared_future<counted> src = weft::make_ready_future(counted{}).share();
+        auto t = src.then([](const weft::shared_future<counted>&) { return 2; });
+        src = {};
+        EXPECT_EQ(t.get(), 2);
+        rt().wait();
+        EXPECT_EQ(counted::alive.load(), 0);
+    }
+    EXPECT_GE(weft::num_workers(), 1u);
+}
+
+}  // namespace
