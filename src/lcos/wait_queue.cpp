@@ -102,9 +102,13 @@ wait_node::wait_node(const steady_time* deadline) : task_(current_task()), deadl
 
 wait_node::~wait_node() {
     WEFT_ASSERT(!linked_);
-    if (ticket_ != nullptr && !blocked_) {
-        // Never blocked: no timer was armed, both references are ours.
-        release_ticket(ticket_);
+    if (ticket_ != nullptr) {
+        // Never blocked: no timer was armed, and its reference is ours too.
+        if (!blocked_) release_ticket(ticket_);
+        // Our reference is dropped only now that the node is surely unlinked: while a
+        // notifier can still find the node, its claim word must not be recycled for
+        // another waiter (a notifier would then "claim" this stale node and resume a
+        // task that is running).
         release_ticket(ticket_);
     }
 }
@@ -157,15 +161,13 @@ wait_status wait_node::block() {
         return wait_status::notified;
     }
     if (woken) {
-        release_ticket(ticket_);
-        release_ticket(ticket_);
+        release_ticket(ticket_);  // the timer's reference: no timer will be armed
         return wait_status::notified;
     }
     suspend(&park_timed, this);
     // acquire: pairs with the winner's compare-exchange (try_claim or on_timer).
-    const std::uint8_t c = ticket_->claim.load(std::memory_order_acquire);
-    release_ticket(ticket_);
-    return c == claim_notified ? wait_status::notified : wait_status::timed_out;
+    return ticket_->claim.load(std::memory_order_acquire) == claim_notified ? wait_status::notified
+                                                                            : wait_status::timed_out;
 }
 
 wait_status wait_node::block_thread() {

@@ -45,6 +45,18 @@ const void* current_agent() noexcept;
 ///     lock and unlinks its node if it is still linked.
 /// Exactly one of {notifier, timeout} claims a waiter, through one compare-exchange on
 /// its claim word; only the winner resumes it, so a waiter is resumed exactly once.
+///
+/// Where the claim word lives: in the node for untimed waits and for plain threads (a
+/// thread times itself out). A timed task arms a timer on the runtime's timer thread;
+/// timers cannot be cancelled, so its claim word lives in a pooled timer_ticket with two
+/// references, the timer's and the node's. The node drops its reference only in its
+/// destructor, once it is surely unlinked: while a notifier can still find the node, its
+/// claim word must not be recycled for another waiter.
+///
+/// A task parks with a two-party exchange on park_ (idle -> parked by the suspend
+/// callback, idle -> woken by wake()): whoever comes second resumes the task. So the
+/// node can be linked before the task suspends (a condition variable must link it
+/// before releasing the user's lock), and wake() never resumes a running task.
 class wait_node {
 public:
     /// A node for the calling task or thread, optionally with a deadline.

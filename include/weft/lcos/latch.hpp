@@ -1,0 +1,74 @@
+// weft::latch: a single-use countdown that tasks wait on by suspending, never blocking
+// their worker (std::latch for tasks).
+#pragma once
+
+#include <weft/concurrency/spinlock.hpp>
+#include <weft/lcos/detail/wait_queue.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <limits>
+
+namespace weft {
+
+/// @brief A downward counter: count_down() decrements it, wait() suspends the calling
+/// task until it reaches zero (a thread that is not a weft worker blocks). Single use.
+///
+/// The API is std::latch's. The counter and a "somebody waits" bit share one atomic
+/// word, so the count_down() that reaches zero takes the internal lock only when a
+/// waiter is queued, and touches nothing once the last waiter can have returned (the
+/// latch may then be destroyed).
+///
+/// Example (from tests/unit/lcos/latch_test.cpp):
+/// @code
+/// weft::latch done(3);
+/// std::atomic<int> work{0};
+/// for (int i = 0; i < 3; ++i)
+///     weft::post([&] {
+///         ++work;
+///         done.count_down();
+///     });
+/// done.wait();
+/// EXPECT_EQ(work.load(), 3);
+/// @endcode
+class latch {
+public:
+    /// @brief The largest initial count.
+    static constexpr std::ptrdiff_t max() noexcept { return std::numeric_limits<std::ptrdiff_t>::max() / 2; }
+
+    /// @brief A latch that opens after `expected` count-downs (0 <= expected <= max()).
+    explicit latch(std::ptrdiff_t expected) noexcept : state_(expected * 2) {
+        WEFT_ASSERT(expected >= 0 && expected <= max());
+    }
+    latch(const latch&) = delete;
+    latch& operator=(const latch&) = delete;
+    ~latch() { WEFT_ASSERT(waiters_.empty()); }
+
+    /// @brief Decrements the counter by `n` (at most the current count); at zero, resumes
+    /// every waiter.
+    void count_down(std::ptrdiff_t n = 1) noexcept;
+
+    /// @brief True if the counter has reached zero (never waits).
+    bool try_wait() const noexcept {
+        // acquire: the count_down()s that brought it to zero happen before our return.
+        return state_.load(std::memory_order_acquire) < 2;
+    }
+
+    /// @brief Suspends the calling task until the counter reaches zero.
+    void wait() const;
+
+    /// @brief count_down(n), then wait().
+    void arrive_and_wait(std::ptrdiff_t n = 1) {
+        count_down(n);
+        wait();
+    }
+
+private:
+    static constexpr std::ptrdiff_t waiting_bit = 1;
+
+    mutable std::atomic<std::ptrdiff_t> state_;  ///< count * 2 + waiting_bit
+    mutable ext::spinlock lock_;
+    mutable detail::wait_queue waiters_;
+};
+
+}  // namespace weft
