@@ -50,6 +50,18 @@ constexpr unsigned spin_rounds_per_clock_check = 64;
 
 [[noreturn]] void context_entry(transfer_t) noexcept;
 
+// The per-thread exception-handling state of the Itanium C++ ABI (what
+// abi::__cxa_get_globals() returns): exceptions caught and being handled, and the count
+// of exceptions thrown and not yet caught.
+struct eh_globals {
+    void* caught_exceptions;
+    unsigned int uncaught_exceptions;
+};
+// Called through a volatile pointer: the declaration is __attribute__((const)), and a
+// task may resume on another thread between two calls, so no call may be reused.
+auto* volatile g_get_eh_globals = &abi::__cxa_get_globals;
+eh_globals* current_eh_globals() noexcept { return reinterpret_cast<eh_globals*>(g_get_eh_globals()); }
+
 struct suspend_record {
     task* t;
     context* from;
@@ -661,9 +673,17 @@ void suspend(suspend_callback cb, void* arg) {
     w->set_current_ctx(next);
     w->current_task = nullptr;
     suspend_record rec{t, here, cb, arg};
+    // The C++ runtime keeps the exceptions being thrown and caught per OS thread. A task
+    // that suspends inside a catch block or while unwinding (a task_group's destructor,
+    // say) may resume on another thread: its exception state must travel with it, and
+    // this worker must go on with a clean one.
+    eh_globals* const before = current_eh_globals();
+    const eh_globals saved = *before;
+    *before = eh_globals{};
     before_switch(&here->fiber, false, next->fiber);
     bctx::ontop_fcontext(next->fctx, &rec, on_suspend_landing);
     // Resumed, possibly on another worker: switch_to_pending set that worker's state.
+    *current_eh_globals() = saved;
 }
 
 void call_at(std::chrono::steady_clock::time_point when, void (*fn)(void*) noexcept, void* arg) {
