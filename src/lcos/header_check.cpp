@@ -15,7 +15,6 @@ template class counting_semaphore<1>;
 template class barrier<>;
 template class channel<int>;
 template class channel<std::string>;
-template class channel<std::unique_ptr<int>>;
 
 namespace detail {
 
@@ -59,6 +58,17 @@ namespace detail {
     call_once(once, [](int) {}, 1);
     channel<int> ch;
     for (int v : ch) (void)v;
+    // Move-only values (not instantiated as a class above: clang 14 would also
+    // instantiate the copying overloads that their constraints exclude).
+    channel<std::unique_ptr<int>> up(1);
+    up.send(std::make_unique<int>(1));
+    (void)up.try_send(std::make_unique<int>(2));
+    (void)up.async_send(std::make_unique<int>(3));
+    (void)up.receive();
+    (void)up.try_receive();
+    (void)up.async_receive();
+    up.close();
+    for (auto& p : up) (void)p;
 }
 
 }  // namespace detail

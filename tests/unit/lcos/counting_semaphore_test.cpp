@@ -120,14 +120,16 @@ TEST_P(counting_semaphore_test, timed_acquire_times_out_or_gets_a_permit) {
 
 TEST_P(counting_semaphore_test, plain_threads_wait_for_tasks) {
     weft::counting_semaphore<> s(0);
+    std::atomic<bool> timed_out{false};
     std::thread t([&] {
-        s.acquire();
-        EXPECT_FALSE(s.try_acquire_for(1ms));
+        s.acquire();  // the posted task's permit
+        EXPECT_FALSE(s.try_acquire_for(1ms));  // nobody releases before we say so
+        timed_out = true;
         EXPECT_TRUE(s.try_acquire_for(1h));
     });
     weft::post([&] { s.release(); });
     in_task([&] {
-        weft::this_task::sleep_for(2ms);
+        weft::test::yield_until([&] { return timed_out.load(); });
         s.release();
     });
     t.join();

@@ -119,16 +119,18 @@ TEST_P(event_test, timed_waits_time_out_or_see_the_set) {
 
 TEST_P(event_test, plain_threads_wait_for_tasks) {
     weft::event manual, automatic{weft::event::mode::automatic};
+    std::atomic<bool> timed_out{false};
     std::thread t([&] {
         manual.wait();
         automatic.wait();
-        EXPECT_FALSE(automatic.wait_for(1ms));
+        EXPECT_FALSE(automatic.wait_for(1ms));  // nobody sets it before we say so
+        timed_out = true;
         EXPECT_TRUE(automatic.wait_for(1h));
     });
     in_task([&] {
         manual.set();
         automatic.set();
-        weft::this_task::sleep_for(3ms);
+        weft::test::yield_until([&] { return timed_out.load(); });
         automatic.set();
     });
     t.join();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -20,6 +21,12 @@ weft::runtime_config one_worker() {
     return cfg;
 }
 
+/// Lets the other task run until it reaches `n` and (most likely) suspends there.
+void yield_until_stage(const std::atomic<int>& stage, int n) {
+    while (stage.load() < n) weft::this_task::yield();
+    weft::this_task::sleep_for(1ms);
+}
+
 weft::task_attributes named(const char* name) { return weft::task_attributes{weft::task_priority::normal, name}; }
 
 TEST(lcos_shutdown_death_test, a_task_waiting_for_a_mutex_nobody_releases_is_reported) {
@@ -28,10 +35,9 @@ TEST(lcos_shutdown_death_test, a_task_waiting_for_a_mutex_nobody_releases_is_rep
         {
             weft::runtime rt(one_worker());
             auto* m = new weft::mutex;  // leaked on purpose: locked forever
-            weft::post(named("holder"), [m] { m->lock(); });  // ends without unlocking
-            weft::post(named("stuck-locker"), [m] {
-                weft::this_task::sleep_for(5ms);  // after the holder
-                std::lock_guard lock(*m);
+            weft::post(named("holder"), [m] {
+                m->lock();  // and ends without unlocking
+                weft::post(named("stuck-locker"), [m] { std::lock_guard lock(*m); });
             });
             rt.wait();
         },
@@ -79,23 +85,28 @@ TEST(lcos_shutdown, a_runtime_stops_while_timers_of_satisfied_waits_are_pending)
         weft::mutex m;
         weft::event e;
         weft::counting_semaphore<> s(0);
-        m.lock();
-        auto waiter = weft::async([&] {
-            const bool a = m.try_lock_for(1h);
-            if (a) m.unlock();
-            const bool b = e.wait_for(1h);
-            const bool c = s.try_acquire_for(1h);
-            return a && b && c;
-        });
-        weft::post([&] {
-            weft::this_task::sleep_for(1ms);
+        std::atomic<int> stage{0};
+        auto all_satisfied = weft::async([&] {
+            m.lock();
+            auto waiter = weft::async([&] {
+                stage = 1;
+                const bool a = m.try_lock_for(1h);
+                if (a) m.unlock();
+                stage = 2;
+                const bool b = e.wait_for(1h);
+                stage = 3;
+                const bool c = s.try_acquire_for(1h);
+                return a && b && c;
+            });
+            yield_until_stage(stage, 1);
             m.unlock();
-            weft::this_task::sleep_for(1ms);
+            yield_until_stage(stage, 2);
             e.set();
-            weft::this_task::sleep_for(1ms);
+            yield_until_stage(stage, 3);
             s.release();
+            return waiter.get();
         });
-        EXPECT_TRUE(waiter.get());
+        EXPECT_TRUE(all_satisfied.get());
         rt.wait();
     }
 }

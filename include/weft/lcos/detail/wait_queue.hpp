@@ -26,6 +26,14 @@ enum class wait_status : std::uint8_t {
 /// callback, so that a timer firing after the waiter has gone touches valid memory.
 struct timer_ticket;
 
+/// How a plain OS thread blocks in a wait_node (a timed futex wait is not portable; this
+/// is).
+struct thread_parker {
+    std::mutex m;
+    std::condition_variable cv;
+    bool woken = false;
+};
+
 /// Identifies the calling agent for ownership checks: the running task, or the calling
 /// OS thread when it runs no task. Stable across a task's migrations between workers.
 const void* current_agent() noexcept;
@@ -111,13 +119,6 @@ private:
     static constexpr std::uint8_t park_idle = 0;
     static constexpr std::uint8_t park_parked = 1;
     static constexpr std::uint8_t park_woken = 2;
-
-    /// How a plain OS thread blocks (a timed futex is not portable; this is).
-    struct thread_parker {
-        std::mutex m;
-        std::condition_variable cv;
-        bool woken = false;
-    };
 
     static void park_untimed(task* self, void* node) noexcept;
     static void park_timed(task* self, void* node) noexcept;
