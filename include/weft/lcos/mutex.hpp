@@ -18,8 +18,9 @@ namespace weft {
 /// Meets Lockable and TimedLockable, so std::lock_guard, std::unique_lock,
 /// std::scoped_lock and std::condition_variable_any work with it (weft::condition_variable
 /// takes a std::unique_lock<weft::mutex>). An uncontended lock/unlock is one
-/// compare-exchange each. Contended, a locker spins briefly, then queues; unlock() hands
-/// the mutex directly to the longest waiter (FIFO), so no waiter starves.
+/// compare-exchange each (plus a relaxed store of the owner, for the self-deadlock
+/// check). Contended, a locker spins briefly, then queues; unlock() hands the mutex
+/// directly to the longest waiter (FIFO), so no waiter starves.
 ///
 /// Locking a mutex the calling task (or thread) already holds throws std::system_error
 /// (resource_deadlock_would_occur) instead of deadlocking, as std::mutex may.
