@@ -10,6 +10,7 @@
 #include <weft/futures/unwrapping.hpp>
 #include <weft/futures/when_all.hpp>
 #include <weft/futures/when_any.hpp>
+#include <weft/lcos/lcos.hpp>
 #include <weft/runtime/options.hpp>
 #include <weft/runtime/runtime.hpp>
 #include <weft/sched/post.hpp>

@@ -351,6 +351,11 @@ context* scheduler::fresh_context(worker* w) {
     if (!w->ctx_cache.empty()) {
         c = w->ctx_cache.back();
         w->ctx_cache.pop_back();
+        // A recycled stack starts a new life: under TSan it gets a new fiber handle, since
+        // TSan's per-fiber history grows with every switch and a long-lived handle reused
+        // for 10^5 task lives crashes it. Without TSan this only re-records the bounds.
+        c->fiber.release();
+        c->fiber.init_for_stack(c->stk);
     } else {
         c = new context;
         try {
