@@ -72,53 +72,53 @@ bool parse_number(std::string_view text, T& out) {
 
 }  // namespace detail
 
-/// Parses the command line over the given defaults; exits with status 2 on a bad argument
-/// and with status 1 (after saying why) in a non-release build.
-inline options parse_options(int argc, char** argv, options defaults = {}) {
+/// The command-line loop every benchmark shares: refuses to report from a non-release
+/// build (exit 1, saying why); skips --weft:* (the runtime's); answers --help/-h with
+/// usage(program, 0); passes every other argument, split at its first '=', to
+/// set(name, value), which returns false for an unknown name or a bad value: then it
+/// names the argument and exits through usage(program, 2).
+template <class Usage, class Set>
+void parse_command_line(int argc, char** argv, Usage usage, Set set) {
+    char const* program = argc > 0 ? argv[0] : "bench";
     if constexpr (!release_build) {
         std::fprintf(stderr, "%s: refusing to report from a non-release build "
                              "(build with -O3 -DNDEBUG and no sanitizer: the `bench` preset)\n",
-                     argc > 0 ? argv[0] : "bench");
+                     program);
         std::exit(1);
     }
-    char const* program = argc > 0 ? argv[0] : "bench";
-    options o = defaults;
     for (int i = 1; i < argc; ++i) {
         std::string_view const arg = argv[i];
-        auto value_of = [&](std::string_view key, std::string_view& value) {
-            if (arg.size() > key.size() && arg.substr(0, key.size()) == key) {
-                value = arg.substr(key.size());
-                return true;
-            }
-            return false;
-        };
-        std::string_view v;
-        bool ok = true;
-        if (arg.starts_with("--weft:")) {
-            continue;
-        } else if (arg == "--help" || arg == "-h") {
-            detail::usage(program, 0);
-        } else if (value_of("--workers=", v)) {
-            ok = detail::parse_number(v, o.workers) && o.workers >= 1;
-        } else if (value_of("--n=", v)) {
-            // fib(n+1) must fit the call count in 64 bits; past ~45 a run takes hours anyway.
-            ok = detail::parse_number(v, o.n) && o.n <= 90;
-        } else if (value_of("--tasks=", v)) {
-            ok = detail::parse_number(v, o.tasks) && o.tasks >= 1;
-        } else if (value_of("--reps=", v)) {
-            ok = detail::parse_number(v, o.reps) && o.reps >= 1;
-        } else {
-            ok = false;
-        }
+        if (arg.starts_with("--weft:")) continue;
+        if (arg == "--help" || arg == "-h") usage(program, 0);
+        std::size_t const eq = arg.find('=');
+        bool const ok = eq != std::string_view::npos && eq + 1 < arg.size() && set(arg.substr(0, eq), arg.substr(eq + 1));
         if (!ok) {
             std::fprintf(stderr, "%s: bad argument '%s'\n", program, argv[i]);
-            detail::usage(program, 2);
+            usage(program, 2);
         }
     }
-    if (o.workers == 0) {
-        unsigned const hc = std::thread::hardware_concurrency();
-        o.workers = hc == 0 ? 1 : hc;
-    }
+}
+
+/// --workers=0 (not given) means one per hardware thread.
+inline unsigned default_workers(unsigned workers) {
+    if (workers != 0) return workers;
+    unsigned const hc = std::thread::hardware_concurrency();
+    return hc == 0 ? 1 : hc;
+}
+
+/// Parses the command line over the given defaults (see parse_command_line).
+inline options parse_options(int argc, char** argv, options defaults = {}) {
+    options o = defaults;
+    parse_command_line(argc, argv, detail::usage, [&](std::string_view name, std::string_view v) {
+        using detail::parse_number;
+        if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
+        // fib(n+1) must fit the call count in 64 bits; past ~45 a run takes hours anyway.
+        if (name == "--n") return parse_number(v, o.n) && o.n <= 90;
+        if (name == "--tasks") return parse_number(v, o.tasks) && o.tasks >= 1;
+        if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
+        return false;
+    });
+    o.workers = default_workers(o.workers);
     return o;
 }
 

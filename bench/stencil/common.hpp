@@ -191,61 +191,29 @@ namespace detail {
 
 }  // namespace detail
 
-/// Parses the command line; exits with status 2 on a bad argument and with status 1
-/// (after saying why) in a non-release build, as weft::bench::parse_options does.
+/// Parses the command line (bench_common.hpp's parse_command_line: exit 2 on a bad
+/// argument, exit 1 from a non-release build).
 inline problem parse_problem(int argc, char** argv) {
-    char const* program = argc > 0 ? argv[0] : "bench";
-    if constexpr (!release_build) {
-        std::fprintf(stderr, "%s: refusing to report from a non-release build "
-                             "(build with -O3 -DNDEBUG and no sanitizer: the `bench` preset)\n",
-                     program);
-        std::exit(1);
-    }
     problem p;
     bool np_given = false;
-    for (int i = 1; i < argc; ++i) {
-        std::string_view const arg = argv[i];
-        auto value_of = [&](std::string_view key, std::string_view& value) {
-            if (arg.size() > key.size() && arg.substr(0, key.size()) == key) {
-                value = arg.substr(key.size());
-                return true;
-            }
-            return false;
-        };
-        std::string_view v;
-        bool ok = true;
-        if (arg.starts_with("--weft:")) {
-            continue;
-        } else if (arg == "--help" || arg == "-h") {
-            detail::usage(program, 0);
-        } else if (value_of("--nx=", v)) {
-            ok = weft::bench::detail::parse_number(v, p.nx) && p.nx >= 1;
-        } else if (value_of("--np=", v)) {
-            ok = weft::bench::detail::parse_number(v, p.np) && p.np >= 1;
+    parse_command_line(argc, argv, detail::usage, [&](std::string_view name, std::string_view v) {
+        using weft::bench::detail::parse_number;
+        if (name == "--nx") return parse_number(v, p.nx) && p.nx >= 1;
+        if (name == "--np") {
             np_given = true;
-        } else if (value_of("--nt=", v)) {
-            ok = weft::bench::detail::parse_number(v, p.nt) && p.nt >= 1;
-        } else if (value_of("--workers=", v)) {
-            ok = weft::bench::detail::parse_number(v, p.workers) && p.workers >= 1;
-        } else if (value_of("--reps=", v)) {
-            ok = weft::bench::detail::parse_number(v, p.reps) && p.reps >= 1;
-        } else {
-            ok = false;
+            return parse_number(v, p.np) && p.np >= 1;
         }
-        if (!ok) {
-            std::fprintf(stderr, "%s: bad argument '%s'\n", program, argv[i]);
-            detail::usage(program, 2);
-        }
-    }
+        if (name == "--nt") return parse_number(v, p.nt) && p.nt >= 1;
+        if (name == "--workers") return parse_number(v, p.workers) && p.workers >= 1;
+        if (name == "--reps") return parse_number(v, p.reps) && p.reps >= 1;
+        return false;
+    });
     if (!np_given) p.np = std::min(p.np, p.nx);
     if (p.np > p.nx) {
-        std::fprintf(stderr, "%s: --np=%zu is larger than --nx=%zu\n", program, p.np, p.nx);
-        detail::usage(program, 2);
+        std::fprintf(stderr, "%s: --np=%zu is larger than --nx=%zu\n", argc > 0 ? argv[0] : "bench", p.np, p.nx);
+        detail::usage(argc > 0 ? argv[0] : "bench", 2);
     }
-    if (p.workers == 0) {
-        unsigned const hc = std::thread::hardware_concurrency();
-        p.workers = hc == 0 ? 1 : hc;
-    }
+    p.workers = default_workers(p.workers);
     return p;
 }
 

@@ -351,11 +351,14 @@ context* scheduler::fresh_context(worker* w) {
     if (!w->ctx_cache.empty()) {
         c = w->ctx_cache.back();
         w->ctx_cache.pop_back();
-        // A recycled stack starts a new life: under TSan it gets a new fiber handle, since
-        // TSan's per-fiber history grows with every switch and a long-lived handle reused
-        // for 10^5 task lives crashes it. Without TSan this only re-records the bounds.
-        c->fiber.release();
-        c->fiber.init_for_stack(c->stk);
+        // Under TSan a recycled stack gets a new fiber handle now and then: TSan's
+        // per-fiber history grows with every switch, and one handle reused for ~10^5 task
+        // lives crashes it; a new handle per life costs a system call each. Without TSan
+        // the fiber identity only holds the stack bounds, which do not change.
+        if (WEFT_HAVE_TSAN && ++c->lives % 1024 == 0) {
+            c->fiber.release();
+            c->fiber.init_for_stack(c->stk);
+        }
     } else {
         c = new context;
         try {

@@ -42,6 +42,7 @@ struct context {
     std::atomic<task*> suspended_task{nullptr};  // relaxed: read only by the deadlock report
     context* registry_prev = nullptr;
     context* registry_next = nullptr;
+    std::uint32_t lives = 0;  ///< tasks started on this stack since its TSan fiber was made
 };
 
 class scheduler;

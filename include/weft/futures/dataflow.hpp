@@ -50,22 +50,7 @@ private:
         auto* self = static_cast<dataflow_block*>(owner);
         // acq_rel: the last arrival sees every input's result and the registration.
         if (self->remaining_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-        if constexpr (std::is_same_v<Policy, launch::sync_policy>) {
-            if (may_run_inline()) {
-                ++plain_thread_inline_depth;
-                run(self);
-                --plain_thread_inline_depth;
-                return;
-            }
-        }
-        if constexpr (std::is_same_v<Policy, launch::async_policy>) {
-            if (try_bypass(self)) return;
-        }
-        try {
-            spawn(self);
-        } catch (...) {
-            run(self);  // the runtime is gone: run it here rather than never
-        }
+        launch_ready<Policy, &run>(self);
     }
 
     static void run(task* t) noexcept {
@@ -75,24 +60,12 @@ private:
     }
 
     void body() noexcept {
-        if constexpr (is_future_v<raw>) {
-            raw inner;
-            try {
-                // The inputs move into a local: they are released when the body returns,
-                // not when the result is, so a chain of dataflows does not keep every
-                // earlier step alive (HPX does the same).
-                auto args = std::move(args_);
-                inner = std::apply(fn_, std::move(args));
-            } catch (...) {
-                this->set_exception(std::current_exception());
-                return;
-            }
-            this->state::add_ref();
-            forward_into<R>(this, std::move(inner));
-        } else {
-            auto args = std::move(args_);  // released when the body returns (see above)
-            fulfil(static_cast<state&>(*this), [this, &args]() -> decltype(auto) { return std::apply(fn_, std::move(args)); });
-        }
+        // The inputs move into a local: they are released when the body returns, not
+        // when the result is, so a chain of dataflows does not keep every earlier step
+        // alive (HPX does the same).
+        auto args = std::move(args_);
+        complete_from<raw>(static_cast<state&>(*this),
+                           [this, &args]() -> decltype(auto) { return std::apply(fn_, std::move(args)); });
     }
 
     static void run_deferred_fn(shared_state_base* s) noexcept {

@@ -452,6 +452,50 @@ void forward_into(shared_state<R>* target, shared_future<R> inner) noexcept {
     forwarder<R, shared_future<R>>::start(target, std::move(inner));
 }
 
+/// Completes `s` with what `call()` returns, or with what it throws; when that is a future
+/// (Raw is one), with that future's result once it arrives (implicit unwrapping). For the
+/// body of a task that sets its own block's state (then, dataflow).
+template <class Raw, class R, class Call>
+void complete_from(shared_state<R>& s, Call&& call) noexcept {
+    if constexpr (is_future_v<Raw>) {
+        Raw inner;
+        try {
+            inner = std::forward<Call>(call)();
+        } catch (...) {
+            s.set_exception(std::current_exception());
+            return;
+        }
+        s.add_ref();  // held by the forwarder until the inner result arrives
+        forward_into<R>(&s, std::move(inner));
+    } else {
+        fulfil(s, std::forward<Call>(call));
+    }
+}
+
+/// Starts task `t`, whose inputs are all ready, as its launch policy says: sync runs it
+/// here (within the inline bound), async prefers the scheduler bypass; otherwise, and
+/// past the bound, it is spawned, or run here if the runtime is gone rather than never.
+/// Run is t's invoke function, called directly.
+template <class Policy, void (*Run)(task*) noexcept>
+void launch_ready(task* t) noexcept {
+    if constexpr (std::is_same_v<Policy, launch::sync_policy>) {
+        if (may_run_inline()) {
+            ++plain_thread_inline_depth;
+            Run(t);
+            --plain_thread_inline_depth;
+            return;
+        }
+    }
+    if constexpr (std::is_same_v<Policy, launch::async_policy>) {
+        if (try_bypass(t)) return;
+    }
+    try {
+        spawn(t);
+    } catch (...) {
+        Run(t);
+    }
+}
+
 /// A continuation: a task, the result's shared state and the waiter registered on the
 /// input, in one block. References: the returned future and the pending run.
 template <class Src, class G, class Policy>
@@ -482,23 +526,7 @@ public:
 
 private:
     static void on_input_ready(waiter* w) noexcept {
-        auto* self = static_cast<continuation*>(w);
-        if constexpr (std::is_same_v<Policy, launch::sync_policy>) {
-            if (may_run_inline()) {
-                ++plain_thread_inline_depth;
-                run(self);
-                --plain_thread_inline_depth;
-                return;
-            }
-        }
-        if constexpr (std::is_same_v<Policy, launch::async_policy>) {
-            if (try_bypass(self)) return;
-        }
-        try {
-            spawn(self);
-        } catch (...) {
-            run(self);  // no runtime to run it on (it stopped): run it here rather than never
-        }
+        launch_ready<Policy, &run>(static_cast<continuation*>(w));
     }
 
     static void run(task* t) noexcept {
@@ -508,21 +536,9 @@ private:
     }
 
     void body() noexcept {
-        if constexpr (is_future_v<raw_result>) {
-            raw_result inner;
-            try {
-                Src src = std::move(src_);  // released when the body returns, not with the result
-                inner = std::invoke(fn_, std::move(src));
-            } catch (...) {
-                this->set_exception(std::current_exception());
-                return;
-            }
-            this->state::add_ref();  // held by the forwarder until the inner result arrives
-            forward_into<R>(this, std::move(inner));
-        } else {
-            Src src = std::move(src_);  // released when the body returns, not with the result
-            fulfil(static_cast<state&>(*this), [this, &src]() -> decltype(auto) { return std::invoke(fn_, std::move(src)); });
-        }
+        Src src = std::move(src_);  // released when the body returns, not with the result
+        complete_from<raw_result>(static_cast<state&>(*this),
+                                  [this, &src]() -> decltype(auto) { return std::invoke(fn_, std::move(src)); });
     }
 
     static void run_deferred_fn(shared_state_base* s) noexcept {

@@ -165,13 +165,7 @@ TEST_P(counting_semaphore_test, stress_permits_are_conserved) {
             yield();
         }
     };
-    std::thread plain(body, 1000u);
-    in_task([&] {
-        weft::task_group g;
-        for (unsigned id = 0; id < tasks; ++id) g.run([&body, id] { body(id); });
-        g.wait();
-    });
-    plain.join();
+    weft::test::run_tasks_and_a_thread(tasks, body);
     EXPECT_LE(most.load(), permits);
     EXPECT_GT(taken.load(), 0);
     for (int i = 0; i < permits; ++i) EXPECT_TRUE(s.try_acquire());

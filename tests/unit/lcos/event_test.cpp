@@ -163,13 +163,7 @@ TEST_P(event_test, stress_an_automatic_event_as_a_lock) {
             yield();
         }
     };
-    std::thread plain(body, 1000u);
-    in_task([&] {
-        weft::task_group g;
-        for (unsigned id = 0; id < tasks; ++id) g.run([&body, id] { body(id); });
-        g.wait();
-    });
-    plain.join();
+    weft::test::run_tasks_and_a_thread(tasks, body);
     EXPECT_EQ(count, entered.load());
     EXPECT_TRUE(token.try_wait());  // the token is back
     EXPECT_FALSE(token.try_wait());

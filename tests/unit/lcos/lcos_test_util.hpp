@@ -7,15 +7,14 @@
 #include <weft/lcos/lcos.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <random>
+#include <thread>
 
 namespace weft::test {
 
 /// `n` iterations in a release build, fewer under a sanitizer: the stress tests must
-/// finish in seconds on two cores there (ASan is ~3x slower, TSan 5-10x). Under TSan this
-/// also keeps a runtime below ~50k task switches per worker: past that, TSan's fiber
-/// bookkeeping in the core's switching code breaks down (a SEGV inside libtsan; reported
-/// to the core, see the lcos report).
+/// finish in seconds on two cores there (ASan is ~3x slower, TSan 5-10x).
 constexpr int scaled(int n) { return WEFT_HAVE_TSAN ? std::max(1, n / 8) : WEFT_HAVE_ASAN ? std::max(1, n / 4) : n; }
 
 /// Yields the calling task (or thread) at random, to shake up interleavings.
@@ -37,6 +36,25 @@ private:
 template <class Predicate>
 void yield_until(Predicate pred) {
     while (!pred()) weft::this_task::yield();
+}
+
+/// Runs body(id) at once on `tasks` weft tasks (ids 0 to tasks-1) and on one plain OS
+/// thread (id 1000), and returns when all have finished: an LCO serves both kinds of
+/// waiter, and the stress tests mix them.
+template <class Body>
+void run_tasks_and_a_thread(unsigned tasks, Body& body) {
+    std::thread plain(body, 1000u);
+    try {
+        weft::async([&] {
+            weft::task_group g;
+            for (unsigned id = 0; id < tasks; ++id) g.run([&body, id] { body(id); });
+            g.wait();
+        }).get();
+    } catch (...) {
+        plain.join();
+        throw;
+    }
+    plain.join();
 }
 
 }  // namespace weft::test

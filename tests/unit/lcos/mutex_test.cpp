@@ -206,13 +206,7 @@ TEST_P(mutex_test, stress_random_yields_and_timed_waits_lose_no_wake_up) {
             yield();
         }
     };
-    std::thread plain(body, 1000u);
-    in_task([&] {
-        weft::task_group g;
-        for (unsigned id = 0; id < tasks; ++id) g.run([&body, id] { body(id); });
-        g.wait();
-    });
-    plain.join();
+    weft::test::run_tasks_and_a_thread(tasks, body);
     EXPECT_EQ(protected_count, acquired.load());
     EXPECT_GT(acquired.load(), 0);
     EXPECT_TRUE(m.try_lock());  // nobody still holds it or was handed it

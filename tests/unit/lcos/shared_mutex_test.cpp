@@ -208,13 +208,7 @@ TEST_P(shared_mutex_test, stress_readers_never_see_a_half_done_write) {
             yield();
         }
     };
-    std::thread plain(body, 1000u);
-    in_task([&] {
-        weft::task_group g;
-        for (unsigned id = 0; id < tasks; ++id) g.run([&body, id] { body(id); });
-        g.wait();
-    });
-    plain.join();
+    weft::test::run_tasks_and_a_thread(tasks, body);
     EXPECT_EQ(torn.load(), 0);
     EXPECT_EQ(a, writes.load());
     EXPECT_EQ(b, writes.load());

@@ -19,6 +19,9 @@ void* allocate_task_block_slow(std::size_t size);
 void free_task_block_slow(void* p, std::size_t size) noexcept;
 /// Hands a worker's cached task blocks back to the process-wide pool.
 void release_worker_blocks(worker_hot* w) noexcept;
+/// Bytes the task-block pool has taken from the system so far (0 under ASan, where every
+/// block is its own allocation). It only grows: blocks are kept for reuse.
+std::size_t task_block_pool_bytes() noexcept;
 
 /// Memory for a task block of `size` bytes, aligned to a cache line; from worker `w`'s
 /// free list when it has one of that size class (no allocation). `w` may be null.
