@@ -64,6 +64,7 @@ private:
         // when the result is, so a chain of dataflows does not keep every earlier step
         // alive (HPX does the same).
         auto args = std::move(args_);
+        this->prefetch_waiters();  // the dependents load while f runs
         complete_from<raw>(static_cast<state&>(*this),
                            [this, &args]() -> decltype(auto) { return std::apply(fn_, std::move(args)); });
     }

@@ -537,6 +537,7 @@ private:
 
     void body() noexcept {
         Src src = std::move(src_);  // released when the body returns, not with the result
+        this->prefetch_waiters();   // the dependents load while g runs
         complete_from<raw_result>(static_cast<state&>(*this),
                                   [this, &src]() -> decltype(auto) { return std::invoke(fn_, std::move(src)); });
     }

@@ -98,20 +98,24 @@ protected:
     shared_state_base(destroy_fn d, std::uint32_t refs) noexcept : refs_(refs), destroy_(d) {}
     ~shared_state_base() = default;
 
-    /// Publishes the result and notifies every waiter, in the order they came.
-    void mark_ready() noexcept {
-        // The waiters usually sit in blocks built long ago and gone cold (a dataflow graph
-        // built ahead), and walking the list would take one cache miss after the other.
-        // Prefetching the newest waiter (the head) and the two oldest (the hints) overlaps
-        // those misses with each other and with the exchange below, which waits for this
-        // task's stores to drain: the three dependents of a 1D stencil partition cost one
-        // miss instead of three. relaxed: these values are only prefetched, never followed;
-        // the list taken by the exchange is the truth.
+    /// Starts loading the waiters that mark_ready will notify. They usually sit in blocks
+    /// built long ago and gone cold (a dataflow graph built ahead), and walking the list
+    /// takes one cache miss after the other; prefetching the newest waiter (the head) and
+    /// the two oldest (the hints) overlaps those misses: the three dependents of a 1D
+    /// stencil partition cost one miss instead of three. mark_ready calls it; a task that
+    /// will set this state calls it when it starts, so the misses overlap its own work.
+    /// relaxed: these values are only prefetched, never followed.
+    void prefetch_waiters() const noexcept {
         // With one waiter there is nothing to overlap: it is the head, read right away.
         if (hint_count_.load(std::memory_order_relaxed) >= 2) {
             __builtin_prefetch(reinterpret_cast<const void*>(state_.load(std::memory_order_relaxed)), 1);
             for (const auto& h : hints_) __builtin_prefetch(h.load(std::memory_order_relaxed), 1);
         }
+    }
+
+    /// Publishes the result and notifies every waiter, in the order they came.
+    void mark_ready() noexcept {
+        prefetch_waiters();
         // acq_rel: release publishes the result; acquire takes the waiters' nodes.
         const std::uintptr_t list = state_.exchange(ready_tag, std::memory_order_acq_rel);
         WEFT_ASSERT(list != ready_tag);
