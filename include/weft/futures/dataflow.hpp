@@ -37,17 +37,22 @@ public:
             return;
         }
         for_each_future(args_, [this](std::size_t i, shared_state_base* s) {
-            nodes_[i].owner = this;
-            nodes_[i].index = i;
-            nodes_[i].arrived = &arrived;
-            nodes_[i].watch(s);
+            // The inputs are interchangeable (only their count matters), so a node needs
+            // no owner or index of its own: a callback waiter's waiting_task names the
+            // block. 32 bytes a node instead of fan_in_node's 56 keep a three-input
+            // block at 5 cache lines instead of 6.
+            waiter& node = nodes_[i];
+            node.waiting_task = this;
+            node.callback = &on_input_ready;
+            if (!s->watch(node)) arrived(this);
         });
-        arrived(this, 0);
+        arrived(this);
     }
 
 private:
-    static void arrived(void* owner, std::size_t) noexcept {
-        auto* self = static_cast<dataflow_block*>(owner);
+    static void on_input_ready(waiter* w) noexcept { arrived(static_cast<dataflow_block*>(w->waiting_task)); }
+
+    static void arrived(dataflow_block* self) noexcept {
         // acq_rel: the last arrival sees every input's result and the registration.
         if (self->remaining_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
         launch_ready<Policy, &run>(self);
@@ -84,8 +89,8 @@ private:
 
     F fn_;
     std::tuple<Args...> args_;
-    fan_in_node nodes_[n == 0 ? 1 : n];
-    std::atomic<std::size_t> remaining_;
+    waiter nodes_[n == 0 ? 1 : n];
+    std::atomic<std::size_t> remaining_;  // next to the nodes: an arrival touches one line or two
 };
 
 }  // namespace detail

@@ -22,8 +22,7 @@ struct fan_in_node final : waiter {
 
     /// Registers on `s` (starting a deferred input); if it is ready already, reports at once.
     void watch(shared_state_base* s) noexcept {
-        s->run_deferred();
-        if (!s->add_waiter(*this)) arrived(owner, index);
+        if (!s->watch(*this)) arrived(owner, index);
     }
 
 private:

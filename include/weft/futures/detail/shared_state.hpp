@@ -74,6 +74,14 @@ public:
         return true;
     }
 
+    /// What a combinator does with each input: starts it if it is deferred (its result is
+    /// needed now), then registers `w`; false if it is ready already (then `w` is not
+    /// registered and will not be notified).
+    bool watch(waiter& w) noexcept {
+        run_deferred();
+        return add_waiter(w);
+    }
+
     /// Starts a deferred function (launch::deferred) if there is one and nobody did.
     void run_deferred() noexcept {
         // acquire/acq_rel: the thread that wins the exchange sees the deferred setup.

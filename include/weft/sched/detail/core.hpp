@@ -181,7 +181,9 @@ std::uint64_t next_task_id() noexcept;
 /// callback (a continuation that runs or schedules itself when notified).
 struct waiter {
     waiter* next = nullptr;
-    task* waiting_task = nullptr;  ///< null: an OS thread blocked on `signaled`
+    /// Without a callback: the task to resume (null: an OS thread blocked on `signaled`).
+    /// With one: never resumed here; the callback may keep the task it belongs to in it.
+    task* waiting_task = nullptr;
     void (*callback)(waiter* self) noexcept = nullptr;  ///< if set: called instead of waking
     std::atomic<std::uint32_t> signaled{0};
 
