@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -120,6 +121,47 @@ TEST_P(when_test, dataflow_waits_for_future_arguments_only) {
                                        weft::make_exceptional_future<int>(std::runtime_error("in")));
     EXPECT_THROW(input_failed.get(), std::runtime_error);
 }
+
+TEST_P(when_test, dataflow_counts_every_input_including_repeated_and_deferred_ones) {
+    // One state watched three times (three waiters on one list) and a deferred input,
+    // which dataflow must start itself: the function runs once, after the last of them.
+    weft::promise<int> p;
+    weft::shared_future<int> s = p.get_future().share();
+    auto lazy = weft::make_ready_future(2).then(weft::launch::deferred, [](weft::future<int> f) { return f.get() * 2; });
+    std::atomic<int> runs{0};
+    auto d = weft::dataflow(weft::unwrapping([&runs](int a, int b, int c, int e) {
+                                ++runs;
+                                return a + b + c + e;
+                            }),
+                            s, s, std::move(lazy), s);
+    rt().wait();
+    EXPECT_EQ(runs.load(), 0);
+    EXPECT_FALSE(d.is_ready());
+    p.set_value(1);
+    EXPECT_EQ(d.get(), 7);
+    EXPECT_EQ(runs.load(), 1);
+
+    // Many dataflows over inputs completed by concurrent tasks: none lost or run twice.
+    constexpr int n = 2000;
+    std::vector<weft::shared_future<int>> in;
+    for (int i = 0; i < n; ++i) in.push_back(weft::async([i] { return i; }).share());
+    std::vector<weft::future<int>> out;
+    for (int i = 0; i < n; ++i)
+        out.push_back(weft::dataflow(weft::unwrapping([](int a, int b, int c) { return a + b + c; }),
+                                     in[static_cast<std::size_t>((i + n - 1) % n)], in[static_cast<std::size_t>(i)],
+                                     in[static_cast<std::size_t>((i + 1) % n)]));
+    for (int i = 0; i < n; ++i) EXPECT_EQ(out[static_cast<std::size_t>(i)].get(), (i + n - 1) % n + i + (i + 1) % n);
+}
+
+// A dataflow over three shared_futures of a 16-byte value (the 1D stencil's shape) stays
+// within 5 cache lines: one 32-byte waiter per input, not a general fan-in node.
+struct sixteen_bytes {
+    void* p;
+    std::size_t n;
+};
+using sf16 = weft::shared_future<sixteen_bytes>;
+static_assert(sizeof(weft::detail::dataflow_block<weft::launch::async_policy, sixteen_bytes (*)(sf16, sf16, sf16), sf16,
+                                                  sf16, sf16>) <= 5 * weft::cache_line_size);
 
 TEST_P(when_test, unwrapping_drops_void_futures_and_passes_values) {
     auto f = weft::unwrapping([](int a, int b) { return a * b; });
