@@ -2,6 +2,7 @@
 #pragma once
 
 #include <weft/config/errors.hpp>
+#include <weft/counters/counters.hpp>
 #include <weft/futures/coroutine.hpp>
 #include <weft/futures/dataflow.hpp>
 #include <weft/futures/future.hpp>

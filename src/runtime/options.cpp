@@ -111,6 +111,14 @@ constexpr option_spec options[] = {
     {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
     {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
     {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report tasks suspended forever after MS idle ms (default 1000; 0 = never)"},
+    {"print-counter", "WEFT_PRINT_COUNTER", true, "NAME  print this counter at exit (repeatable; wildcards * and ?)"},
+    {"print-counter-interval", "WEFT_PRINT_COUNTER_INTERVAL", true, "MS  also print the counters every MS ms (0: at exit only)"},
+    {"print-counter-format", "WEFT_PRINT_COUNTER_FORMAT", true, "text|csv|json  how counters are printed (default text)"},
+    {"print-counter-destination", "WEFT_PRINT_COUNTER_DESTINATION", true, "FILE  write the counters to FILE, not stdout"},
+    {"reset-counters", "WEFT_RESET_COUNTERS", false, "      each periodic print starts a new interval"},
+    {"list-counters", nullptr, false, "       list every counter with its unit and meaning, then exit"},
+    {"counter-timing", "WEFT_COUNTER_TIMING", true, "on|off  time task phases and queue waits (default on)"},
+    {"trace", "WEFT_TRACE", true, "FILE.json      write a timeline of every worker (Chrome trace format, Perfetto)"},
     {"help", nullptr, false, "                this text; the program does not run"},
 };
 
@@ -121,7 +129,26 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "stack-size") cfg.stack_size = parse_stack_size(where, value);
     else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
     else if (name == "deadlock-timeout") cfg.deadlock_timeout_ms = parse_timeout(where, value);
-    else if (name == "help") cfg.help = true;
+    else if (name == "print-counter") {
+        if (value.empty()) fail(where, value, "a counter name such as /threads{locality#0/total}/idle-rate (see --weft:list-counters)");
+        cfg.print_counters.emplace_back(value);
+    } else if (name == "print-counter-interval") {
+        unsigned long long n = 0;
+        if (!parse_uint(value, n) || n > 3'600'000) fail(where, value, "milliseconds from 0 (at exit only) to 3600000");
+        cfg.print_counter_interval_ms = static_cast<unsigned>(n);
+    } else if (name == "print-counter-format") {
+        if (value != "text" && value != "csv" && value != "json") fail(where, value, "text, csv or json");
+        cfg.print_counter_format = std::string(value);
+    } else if (name == "print-counter-destination") {
+        if (value.empty()) fail(where, value, "a file name");
+        cfg.print_counter_destination = std::string(value);
+    } else if (name == "reset-counters") cfg.reset_counters = parse_flag(where, value);
+    else if (name == "list-counters") cfg.list_counters = true;
+    else if (name == "counter-timing") cfg.counter_timing = parse_flag(where, value);
+    else if (name == "trace") {
+        if (value.empty()) fail(where, value, "a file name, e.g. trace.json");
+        cfg.trace_file = std::string(value);
+    } else if (name == "help") cfg.help = true;
 }
 
 std::string known_options() {
@@ -176,6 +203,11 @@ void validate(const runtime_config& cfg) {
         fail("runtime_config::threads", std::to_string(cfg.threads),
              "at most " + std::to_string(max_threads()) + " (16 per processing unit here), or 0 for one per core");
     parse_scheduler("runtime_config::scheduler", cfg.scheduler);
+    if (cfg.print_counter_format != "text" && cfg.print_counter_format != "csv" && cfg.print_counter_format != "json")
+        fail("runtime_config::print_counter_format", cfg.print_counter_format, "text, csv or json");
+    if (cfg.print_counter_interval_ms > 3'600'000)
+        fail("runtime_config::print_counter_interval_ms", std::to_string(cfg.print_counter_interval_ms),
+             "milliseconds from 0 (at exit only) to 3600000");
     if (cfg.stack_size != 0 && (cfg.stack_size < 16 * 1024 || cfg.stack_size > max_stack_size))
         fail("runtime_config::stack_size", std::to_string(cfg.stack_size), "0 (default) or 16384 to 1073741824");
 }

@@ -3,7 +3,11 @@
 #include <weft/platform/topology.hpp>
 #include <weft/runtime/runtime.hpp>
 
+#include "counters/registry.hpp"
+#include "counters/service.hpp"
 #include "sched/scheduler.hpp"
+
+#include <weft/counters/counters.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -42,11 +46,18 @@ runtime::runtime(int& argc, char** argv) {
         std::fprintf(stderr, "%s\n", e.what());
         std::exit(2);
     }
+    if (cfg_.list_counters) {
+        counters::print_list(std::cout);
+        std::cout.flush();
+        stop();
+        std::exit(0);
+    }
 }
 
 runtime::runtime(const runtime_config& cfg) : cfg_(cfg) {
     validate(cfg_);
     start();
+    if (cfg_.list_counters) counters::print_list(std::cout);
 }
 
 runtime::~runtime() { stop(); }
@@ -60,6 +71,8 @@ void runtime::start() {
     sc.bind = cfg_.bind;
     sc.stack_size = cfg_.stack_size != 0 ? cfg_.stack_size : detail::default_stack_size;
     sc.deadlock_timeout = std::chrono::milliseconds(cfg_.deadlock_timeout_ms);
+    sc.timing = cfg_.counter_timing;
+    sc.tracing = !cfg_.trace_file.empty();
     sched_ = std::make_unique<detail::scheduler>(sc);
     cfg_.threads = sched_->num_workers();
     cfg_.stack_size = sched_->stack_size();
@@ -75,6 +88,24 @@ void runtime::start() {
         std::cout.flush();
     }
     sched_->start();
+    counters::detail::service_config cc;
+    cc.print = cfg_.print_counters;
+    cc.interval_ms = cfg_.print_counter_interval_ms;
+    cc.fmt = cfg_.print_counter_format == "csv"    ? counters::format::csv
+             : cfg_.print_counter_format == "json" ? counters::format::json
+                                                   : counters::format::text;
+    cc.destination = cfg_.print_counter_destination;
+    cc.reset_each = cfg_.reset_counters;
+    cc.trace_file = cfg_.trace_file;
+    try {
+        counters::detail::start_service(cc);
+    } catch (...) {
+        counters::detail::stop_service();
+        sched_->stop();
+        counters::detail::forget_hardware(sched_.get());
+        sched_.reset();
+        throw;
+    }
 }
 
 void runtime::wait() {
@@ -84,7 +115,10 @@ void runtime::wait() {
 void runtime::stop() {
     if (!sched_) return;
     sched_->wait_for_quiescence();
+    counters::detail::stop_service();  // the last print ("at exit") sees the final counts
     sched_->stop();
+    counters::detail::write_trace(*sched_);
+    counters::detail::forget_hardware(sched_.get());
     sched_.reset();
 }
 

@@ -94,6 +94,56 @@ transfer_t on_resume_landing(transfer_t tr) noexcept {
     return {nullptr, nullptr};
 }
 
+// ---------------------------------------------------------------------------------
+// Phases (seed 000 §2.3.1: a phase begins each time the loop activates a task, new or
+// resumed). With timing on, the loop reads the cycle clock at each phase boundary:
+// Σt_exec is the sum of phase times; Σt_func, the whole loop's time, is read off the
+// clock by the counters, so idle spinning and parking cost no clock reads.
+
+void trace_add(worker* w, trace_event::kind_t kind, std::uint64_t now, std::uint64_t id, const char* name,
+               std::uint32_t arg) noexcept {
+    if (w->trace.size() < w->trace.capacity()) w->trace.push_back({now, id, name, arg, kind});
+    else ++w->trace_dropped;
+}
+
+// Opens a phase for `t` at tick `now` (0 when timing is off). `resumed`: t was pending.
+void begin_phase(worker* w, task* t, bool resumed, std::uint64_t now) noexcept {
+    w->stats.phases.add();
+    w->phase_internal = (t->flags & task_flag_internal) != 0;
+    if (now == 0) return;
+    w->phase_start = now;
+    if (const std::uint64_t q = t->queued_at; q != 0) {
+        t->queued_at = 0;
+        const std::uint64_t waited = now > q ? now - q : 0;  // another core's clock may lag a little
+        if (resumed) {
+            w->stats.wait_pending_ticks.add(waited);
+            w->stats.wait_pending_samples.add();
+        } else {
+            w->stats.wait_staged_ticks.add(waited);
+            w->stats.wait_staged_samples.add();
+        }
+    }
+    if (w->tracing) {
+        w->phase_task_id = t->id;
+        w->phase_task_name = t->name;
+        trace_add(w, trace_event::phase_begin, now, t->id, t->name, resumed ? 1u : 0u);
+    }
+}
+
+// Closes the open phase; returns the tick it read (0 when timing is off).
+std::uint64_t end_phase(worker* w, bool suspended) noexcept {
+    if (suspended) w->stats.suspends.add();
+    else if (w->phase_internal) w->stats.internal_tasks.add();
+    if (!w->timing) return 0;
+    const std::uint64_t now = cycle_clock_now();
+    const std::uint64_t spent = now > w->phase_start ? now - w->phase_start : 0;
+    (w->phase_internal ? w->stats.internal_ticks : w->stats.exec_ticks).add(spent);
+    if (w->tracing) trace_add(w, trace_event::phase_end, now, w->phase_task_id, w->phase_task_name, suspended ? 1u : 0u);
+    return now;
+}
+
+std::uint64_t phase_clock(const worker* w) noexcept { return w->timing ? cycle_clock_now() : 0; }
+
 // Runs a staged task on the current stack; it may suspend and come back on another worker.
 void execute(task* t) noexcept {
     t->state.store(task_state::active, std::memory_order_relaxed);
@@ -108,6 +158,8 @@ void execute(task* t) noexcept {
     t->flags = static_cast<std::uint8_t>(t->flags & ~task_flag_yielded);
     t->state.store(task_state::active, std::memory_order_relaxed);
     t->last_worker = w->index;
+    w->stats.resumed_runs.add();
+    begin_phase(w, t, true, phase_clock(w));
     target->suspended_task.store(nullptr, std::memory_order_relaxed);
     w->set_current_ctx(target);
     w->current_task = t;
@@ -120,9 +172,17 @@ void worker_loop() noexcept {
     for (;;) {
         worker* w = current_worker();
         scheduler* s = w->sched;
+        const std::uint64_t stolen_before =
+            w->tracing ? w->counters.stolen_to_staged.get() + w->counters.stolen_to_pending.get() : 0;
         task* t = s->policy().next_task(*w);
         if (t == nullptr) {
-            if (w->idle_spins++ == 0) w->idle_since = std::chrono::steady_clock::now();
+            if (w->idle_spins++ == 0) {
+                w->idle_since = std::chrono::steady_clock::now();
+                if (w->tracing && !w->idle_traced) {
+                    w->idle_traced = true;
+                    trace_add(w, trace_event::idle_begin, cycle_clock_now(), 0, nullptr, 0);
+                }
+            }
             if (w->idle_spins % spin_rounds_per_clock_check != 0 ||
                 std::chrono::steady_clock::now() - w->idle_since < spin_before_park) {
                 // With more workers than processing units, a spinning worker would keep
@@ -139,15 +199,27 @@ void worker_loop() noexcept {
             }
         }
         w->idle_spins = 0;
+        if (w->tracing) {
+            const std::uint64_t now = cycle_clock_now();
+            if (w->idle_traced) {
+                w->idle_traced = false;
+                trace_add(w, trace_event::idle_end, now, 0, nullptr, 0);
+            }
+            if (w->counters.stolen_to_staged.get() + w->counters.stolen_to_pending.get() != stolen_before)
+                trace_add(w, trace_event::steal, now, t->id, t->name, w->last_victim);
+        }
         if (t->ctx != nullptr) switch_to_pending(w, t);
         w->loop_task = t;
+        begin_phase(w, t, false, phase_clock(w));
         execute(t);
         // Scheduler bypass: run what the finished task readied as its last act.
         for (w = current_worker(); w->bypass != nullptr; w = current_worker()) {
             task* next = std::exchange(w->bypass, nullptr);
+            begin_phase(w, next, false, end_phase(w, false));
             w->loop_task = next;
             execute(next);
         }
+        end_phase(w, false);
         w->loop_task = nullptr;
     }
 }
@@ -279,6 +351,9 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
         w->worker_index = i;
         w->sleepers = &sleepers_;
         w->inline_reserve = inline_reserve_;
+        w->timing = cfg_.timing || cfg_.tracing;
+        w->tracing = cfg_.tracing;
+        if (cfg_.tracing) w->trace.reserve(cfg_.trace_limit);
         infos.push_back({i, w->core, w->numa_node});
         workers_.push_back(std::move(w));
     }
@@ -307,12 +382,18 @@ void scheduler::start() {
         throw runtime_state_error("weft: a runtime is already running in this process; "
                                   "stop it before starting another");
     install_segv_handler();
+    cycle_clock_ns_per_tick();  // starts the tick-to-ns calibration
+    start_ticks_ = cycle_clock_now();
     started_ = true;
     timer_thread_ = std::thread([this] { timer_main(); });
     for (auto& w : workers_) {
         worker* wp = w.get();
         wp->thread = std::thread([this, wp] { worker_main(wp); });
     }
+    // Every worker's thread id is known once start() returns (hardware counters open
+    // per thread). acquire: pairs with the release store in worker_main.
+    for (auto& w : workers_)
+        while (w->os_thread_id.load(std::memory_order_acquire) == 0) std::this_thread::yield();
 }
 
 void scheduler::worker_main(worker* w) {
@@ -331,12 +412,17 @@ void scheduler::worker_main(worker* w) {
     stack_t old_ss{};
     ::sigaltstack(&ss, &old_ss);
 
+    w->os_thread_id.store(static_cast<int>(::gettid()), std::memory_order_release);  // see start()
     w->thread_ctx.fiber.init_for_current_thread();
+    // relaxed (both): read by the counters as statistics.
+    w->stats.loop_start.store(cycle_clock_now(), std::memory_order_relaxed);
     context* first = fresh_context(w);
     w->set_current_ctx(first);
     before_switch(&w->thread_ctx.fiber, false, first->fiber);
     bctx::ontop_fcontext(first->fctx, nullptr, on_first_landing);
     // Back on the thread's own stack: the loop saw stopping() with nothing left to run.
+    if (w->tracing && w->idle_traced) trace_add(w, trace_event::idle_end, cycle_clock_now(), 0, nullptr, 0);
+    w->stats.loop_end.store(cycle_clock_now(), std::memory_order_relaxed);
 
     for (context* c : w->ctx_cache) release_context(c);
     w->ctx_cache.clear();
@@ -351,6 +437,8 @@ context* scheduler::fresh_context(worker* w) {
     if (!w->ctx_cache.empty()) {
         c = w->ctx_cache.back();
         w->ctx_cache.pop_back();
+        // relaxed: a statistic for the counters.
+        w->stats.cached_contexts.store(w->ctx_cache.size(), std::memory_order_relaxed);
         // Under TSan a recycled stack gets a new fiber handle now and then: TSan's
         // per-fiber history grows with every switch, and one handle reused for ~10^5 task
         // lives crashes it; a new handle per life costs a system call each. Without TSan
@@ -384,6 +472,7 @@ void scheduler::recycle_context(worker* w, context* c) noexcept {
     if (w->ctx_cache.size() < keep) {
         try {
             w->ctx_cache.push_back(c);
+            w->stats.cached_contexts.store(w->ctx_cache.size(), std::memory_order_relaxed);  // relaxed: as above
             return;
         } catch (...) {
         }
@@ -412,12 +501,14 @@ std::size_t scheduler::contexts_allocated() const {
 void scheduler::spawn(worker* self, task* t) {
     if (self != nullptr) {
         t->id = (++self->spawn_seq << 12) | ((self->index + 1) & 0xfff);
+        if ((self->spawn_seq & (wait_sample_period - 1)) == 0 && self->timing) t->queued_at = cycle_clock_now();
         // release: see execute(); the count is published before the task is.
         self->spawned.store(self->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     } else {
         if (stopping_.load(std::memory_order_acquire))
             throw runtime_state_error("weft: cannot spawn a task: the runtime is stopping");
         t->id = g_external_task_seq.fetch_add(1, std::memory_order_relaxed) << 12;
+        if (cfg_.timing || cfg_.tracing) t->queued_at = cycle_clock_now();
         external_spawned_.fetch_add(1, std::memory_order_seq_cst);
     }
     t->state.store(task_state::staged, std::memory_order_relaxed);
@@ -426,6 +517,9 @@ void scheduler::spawn(worker* self, task* t) {
 
 void scheduler::resume(worker* self, task* t) noexcept {
     t->state.store(task_state::pending, std::memory_order_relaxed);
+    if (cfg_.timing || cfg_.tracing) t->queued_at = cycle_clock_now();
+    if (self != nullptr) self->stats.resumes.add();
+    else external_resumes_.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
     ext::placement p;
     try {
         p = policy_->schedule(self, *t);
@@ -675,6 +769,7 @@ void suspend(suspend_callback cb, void* arg) {
         std::abort();
     }
     context* here = w->current_ctx;
+    end_phase(w, true);
     t->ctx = here;
     t->state.store(task_state::suspended, std::memory_order_relaxed);
     here->suspended_task.store(t, std::memory_order_relaxed);

@@ -5,7 +5,9 @@
 
 #include "platform/fiber_switch.hpp"
 
+#include <weft/concurrency/owner_counter.hpp>
 #include <weft/ext/scheduler_policy.hpp>
+#include <weft/platform/cycle_clock.hpp>
 #include <weft/sched/detail/worker_hot.hpp>
 #include <weft/platform/stack.hpp>
 #include <weft/platform/topology.hpp>
@@ -32,6 +34,38 @@ struct scheduler_config {
     std::size_t stack_size = default_stack_size;
     /// See runtime_config::deadlock_timeout_ms; zero disables the report.
     std::chrono::milliseconds deadlock_timeout{1000};
+    /// Time task phases and queue waits (the loop reads the cycle clock).
+    bool timing = true;
+    /// Record a timeline per worker (implies reading the clock); events kept per worker.
+    bool tracing = false;
+    std::size_t trace_limit = std::size_t{1} << 21;
+};
+
+/// What the loop counts and times for the /threads counters (seed 000 §5.2, digest §1.14):
+/// written by the owning worker only, read by the counters layer from any thread.
+struct alignas(cache_line_size) loop_stats {
+    owner_counter exec_ticks;       ///< Σt_exec: cycle-clock ticks inside application task phases
+    owner_counter phases;           ///< activations by the loop (starts and resumptions)
+    owner_counter internal_tasks;   ///< runtime-internal tasks finished here
+    owner_counter internal_ticks;   ///< ticks inside their phases (scheduler overhead, not Σt_exec)
+    owner_counter wait_staged_ticks, wait_staged_samples;    ///< sampled queue waits of new tasks
+    owner_counter wait_pending_ticks, wait_pending_samples;  ///< queue waits of resumed tasks
+    owner_counter suspends;         ///< phases that ended in a suspension
+    owner_counter resumed_runs;     ///< resumed tasks this worker picked up
+    owner_counter resumes;          ///< resume() calls this worker made
+    std::atomic<std::uint64_t> loop_start{0};  ///< tick the loop started (0: not yet)
+    std::atomic<std::uint64_t> loop_end{0};    ///< tick the loop ended (0: still running)
+    std::atomic<std::uint64_t> cached_contexts{0};  ///< recycled stacks kept for reuse
+};
+
+/// One event of a worker's timeline (--weft:trace).
+struct trace_event {
+    enum kind_t : std::uint8_t { phase_begin, phase_end, idle_begin, idle_end, steal };
+    std::uint64_t ticks;
+    std::uint64_t task_id;
+    const char* name;     ///< the task's name, or null
+    std::uint32_t arg;    ///< phase_end: 1 if it suspended, 0 if it finished; steal: the victim
+    kind_t kind;
 };
 
 /// An execution stack: a task stack from the pool, or a worker thread's own stack.
@@ -65,6 +99,19 @@ struct alignas(cache_line_size) worker : ext::worker_context, worker_hot {
     unsigned idle_spins = 0;
     std::chrono::steady_clock::time_point idle_since{};
     stack signal_stack;
+    std::atomic<int> os_thread_id{0};  ///< Linux thread id, for per-thread hardware counters (set at start)
+
+    // The open phase (owner only): when it started and what it runs.
+    std::uint64_t phase_start = 0;
+    std::uint64_t phase_task_id = 0;
+    const char* phase_task_name = nullptr;
+    bool phase_internal = false;
+    bool tracing = false;
+    bool idle_traced = false;
+    std::vector<trace_event> trace;  ///< reserved at start; never grows past trace_limit
+    std::uint64_t trace_dropped = 0;
+
+    alignas(cache_line_size) loop_stats stats;
 
     /// Makes `c` the stack this worker runs on.
     void set_current_ctx(context* c) noexcept {
@@ -103,6 +150,14 @@ public:
     std::vector<std::uint64_t> finished_per_worker() const;
     /// Contexts currently allocated (task stacks in use or cached).
     std::size_t contexts_allocated() const;
+    /// Worker `i` (for the counters layer; its stats may be read from any thread).
+    const worker& worker_at(unsigned i) const noexcept { return *workers_[i]; }
+    /// Tasks spawned from threads that are not workers, and resume() calls made there.
+    std::uint64_t external_spawned() const noexcept { return external_spawned_.load(std::memory_order_acquire); }
+    std::uint64_t external_resumes() const noexcept { return external_resumes_.load(std::memory_order_relaxed); }  // relaxed: a statistic
+    const scheduler_config& config() const noexcept { return cfg_; }
+    /// Tick at which start() was called.
+    std::uint64_t start_ticks() const noexcept { return start_ticks_; }
 
     /// The scheduler of the running runtime, or null.
     static scheduler* active() noexcept;
@@ -132,7 +187,9 @@ private:
     std::size_t inline_reserve_ = 0;
     bool oversubscribed_ = false;
 
+    std::uint64_t start_ticks_ = 0;
     alignas(cache_line_size) std::atomic<std::uint64_t> external_spawned_{0};
+    std::atomic<std::uint64_t> external_resumes_{0};
     alignas(cache_line_size) std::atomic<unsigned> sleepers_{0};
     std::atomic<bool> stopping_{false};
     std::atomic<unsigned> idle_watchers_{0};

@@ -3,6 +3,7 @@
 // (stacks, counters, idling, parking, shutdown).
 #pragma once
 
+#include <weft/concurrency/owner_counter.hpp>
 #include <weft/concurrency/work_stealing_deque.hpp>
 #include <weft/threads/task.hpp>
 
@@ -29,6 +30,19 @@ struct worker_context {
     unsigned index = 0;
     unsigned numa_node = 0;
     std::uint64_t rng = 0x9e3779b97f4a7c15ULL;  ///< owner-only xorshift state for victim choice
+
+    /// What a policy counts for the /threads counters (seed 000 §5.2; HPX's names). The
+    /// policy's next_task increments them on its own worker (owner only, so no atomic
+    /// read-modify-write is needed); the counters layer reads them from any thread.
+    struct queue_counters {
+        /// Looks into the worker's own queues (HPX: its pending queue), and those that
+        /// found nothing there.
+        detail::owner_counter pending_accesses, pending_misses;
+        /// Tasks this worker stole from others: new (staged) ones and resumed (pending) ones.
+        detail::owner_counter stolen_to_staged, stolen_to_pending;
+    } counters;
+    /// The worker a task was last stolen from (for traces), set by the policy with the steal.
+    unsigned last_victim = 0;
 
     /// A fast owner-only pseudo-random number (xorshift64).
     std::uint64_t random() noexcept {
@@ -82,6 +96,18 @@ public:
     /// offers one, spawns and take-backs of such tasks bypass schedule() and
     /// take_back(): a fork costs no virtual call. Called once per worker at start.
     virtual work_stealing_deque<task>* spawn_queue(unsigned /*worker*/) noexcept { return nullptr; }
+
+    /// What the counters read of one worker's queues, from any thread, at any time
+    /// while the runtime runs (approximate values are fine).
+    struct queue_state {
+        std::uint64_t length = 0;               ///< tasks queued for that worker now
+        std::uint64_t stolen_from_staged = 0;   ///< new tasks other workers stole from it so far
+        std::uint64_t stolen_from_pending = 0;  ///< resumed tasks other workers stole from it so far
+    };
+    /// Optional; the default reports nothing queued and nothing stolen.
+    virtual queue_state queue_state_of(unsigned /*worker*/) const noexcept { return {}; }
+    /// Tasks queued for no worker in particular (a shared low-priority queue, say).
+    virtual std::uint64_t shared_queue_length() const noexcept { return 0; }
 };
 
 /// Makes a policy by name; used by --weft:scheduler.

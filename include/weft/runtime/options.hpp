@@ -5,6 +5,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace weft {
 
@@ -27,6 +28,26 @@ struct runtime_config {
     unsigned deadlock_timeout_ms = 1000;
     /// --weft:help was given: print the options and do not start.
     bool help = false;
+
+    // Counters and tracing (include/weft/counters/counters.hpp).
+    /// Counters (names or patterns) printed at exit and every print_counter_interval_ms.
+    std::vector<std::string> print_counters;
+    /// Print the counters every this many ms as well as at exit; 0 = at exit only.
+    unsigned print_counter_interval_ms = 0;
+    /// "text" (HPX's name,sample,time[s],value[unit] lines), "csv" or "json".
+    std::string print_counter_format = "text";
+    /// File the counters are written to; empty = standard output.
+    std::string print_counter_destination;
+    /// Each periodic print starts a new interval (values per interval, not since start).
+    bool reset_counters = false;
+    /// Print every counter name, unit and meaning once the runtime has started.
+    bool list_counters = false;
+    /// Time task phases and queue waits (the time-based counters). Off: the loop reads
+    /// no clock and those counters say "unavailable".
+    bool counter_timing = true;
+    /// Write a timeline of every worker to this file (Chrome Trace Event JSON, loads in
+    /// Perfetto) when the runtime stops; empty = no trace. Turns timing on.
+    std::string trace_file;
 };
 
 /// Reads an environment variable; std::getenv by default, replaceable for tests.

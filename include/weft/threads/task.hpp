@@ -44,11 +44,22 @@ struct alignas(cache_line_size) task {
     std::atomic<task_state> state{task_state::staged};  // relaxed everywhere: diagnostics only
     std::uint8_t flags = 0;                    ///< kind-specific bits (e.g. run inline by owner)
     std::uint32_t last_worker = 0;             ///< where it last ran (placement of resumes)
+    /// Cycle-clock tick when it was queued, for the wait-time counters; 0 when not
+    /// sampled (new tasks are sampled one in wait_sample_period, resumed ones always).
+    std::uint64_t queued_at = 0;
 };
 static_assert(sizeof(task) == cache_line_size);
 
 inline constexpr std::uint8_t task_flag_yielded = 1u << 0;  ///< set while a yield reschedules it
 inline constexpr std::uint8_t task_flag_inline = 1u << 1;   ///< being run inline by a waiting owner
+/// Spawned by the runtime for itself: counted apart from application tasks (seed 000
+/// ch.5 saw helper tasks distort the task-duration counters; digest §6).
+inline constexpr std::uint8_t task_flag_internal = 1u << 2;
+
+/// One new task in this many has its queue wait timed (a power of two): the wait-time
+/// counters are averages, and timing every spawn would cost more than all the other
+/// counters together on fine-grained work.
+inline constexpr std::uint64_t wait_sample_period = 64;
 
 }  // namespace detail
 }  // namespace weft

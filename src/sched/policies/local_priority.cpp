@@ -45,9 +45,9 @@ public:
     task* next_task(ext::worker_context& self) noexcept override {
         local_queues& q = queues_[self.index];
         if (!q.inbox.empty()) drain_inbox(self, q);
-        if (task* t = q.pop_own()) return t;
+        if (task* t = q.pop_own(self)) return t;
         if (task* t = steal(self)) return t;
-        if (task* t = q.yielded.pop()) return t;
+        if (task* t = q.pop_yielded()) return t;
         // relaxed: an emptiness hint that keeps idle workers off the lock; the lock decides.
         if (low_count_.load(std::memory_order_relaxed) != 0) {
             std::lock_guard lock(low_lock_);
@@ -67,6 +67,14 @@ public:
         return &queues_[worker].staged;
     }
 
+    queue_state queue_state_of(unsigned worker) const noexcept override {
+        return worker < n_ ? queues_[worker].state() : queue_state{};
+    }
+
+    std::uint64_t shared_queue_length() const noexcept override {
+        return low_count_.load(std::memory_order_relaxed);  // relaxed: a statistic
+    }
+
 private:
     void drain_inbox(ext::worker_context& self, local_queues& q) noexcept {
         for (task* t = q.inbox.take_all(); t != nullptr;) {
@@ -81,21 +89,16 @@ private:
         }
     }
 
-    static task* try_steal(ext::work_stealing_deque<task>& dq) noexcept {
-        task* t = nullptr;
-        for (int attempt = 0; attempt < 2 && !dq.empty(); ++attempt) {
-            if (dq.steal(t) == ext::steal_status::success) return t;
-        }
-        return nullptr;
-    }
-
     task* steal_from(const std::vector<unsigned>& victims, ext::worker_context& self,
                      ext::work_stealing_deque<task> local_queues::*which) noexcept {
         const auto n = victims.size();
         if (n == 0) return nullptr;
         const auto start = static_cast<std::size_t>(self.random() % n);
-        for (std::size_t i = 0; i < n; ++i)
-            if (task* t = try_steal(queues_[victims[(start + i) % n]].*which)) return t;
+        for (std::size_t i = 0; i < n; ++i) {
+            const unsigned v = victims[(start + i) % n];
+            local_queues& q = queues_[v];
+            if (task* t = q.steal_from(q.*which, self, v)) return t;
+        }
         return nullptr;
     }
 

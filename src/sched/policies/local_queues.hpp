@@ -38,12 +38,19 @@ struct alignas(cache_line_size) local_queues {
     ext::mpsc_inbox<task, &task::next> inbox;
     task_fifo yielded;
     task_fifo low;  ///< used by policies without a shared low-priority queue
+    /// Owner-written sizes of the two owner-only lists, for queue/length.
+    owner_counter yielded_in, yielded_out, low_in, low_out;
+    /// Tasks thieves took from here; written by the thieves (fetch_add), so on a line
+    /// of their own, away from the owner's.
+    alignas(cache_line_size) std::atomic<std::uint64_t> stolen_from_staged{0};
+    std::atomic<std::uint64_t> stolen_from_pending{0};
 
     /// Puts `t` into the owner-side queue it belongs to (owner only).
     /// Returns false for low-priority tasks, which the caller places.
     bool push_local(task& t) {
         if (t.flags & task_flag_yielded) {
             yielded.push(&t);
+            yielded_in.add();
         } else if (t.priority == task_priority::high) {
             high.push(&t);
         } else if (t.priority == task_priority::low) {
@@ -56,8 +63,10 @@ struct alignas(cache_line_size) local_queues {
         return true;
     }
 
-    /// Own queues in seed 000 §2.3.1 order: high, pending (FIFO), staged (LIFO).
-    task* pop_own() noexcept {
+    /// Own queues in seed 000 §2.3.1 order: high, pending (FIFO), staged (LIFO). Counts
+    /// the access, and the miss when all three are empty (HPX's pending-accesses/misses).
+    task* pop_own(ext::worker_context& self) noexcept {
+        self.counters.pending_accesses.add();
         // empty() first: an idle worker polls here, and pop() on an empty deque still
         // pays its fence.
         if (!high.empty())
@@ -66,7 +75,57 @@ struct alignas(cache_line_size) local_queues {
         while (!pending.empty()) {
             if (pending.steal(t) == ext::steal_status::success) return t;
         }
-        return staged.empty() ? nullptr : staged.pop();
+        if (!staged.empty())
+            if ((t = staged.pop()) != nullptr) return t;
+        self.counters.pending_misses.add();
+        return nullptr;
+    }
+
+    task* pop_yielded() noexcept {
+        task* t = yielded.pop();
+        if (t != nullptr) yielded_out.add();
+        return t;
+    }
+    void push_low(task& t) noexcept {
+        low.push(&t);
+        low_in.add();
+    }
+    task* pop_low() noexcept {
+        task* t = low.pop();
+        if (t != nullptr) low_out.add();
+        return t;
+    }
+
+    /// A thief's steal from queue `dq` of these queues: counted on both sides.
+    task* steal_from(ext::work_stealing_deque<task>& dq, ext::worker_context& thief, unsigned victim) noexcept {
+        task* t = nullptr;
+        for (int attempt = 0; attempt < 2 && !dq.empty(); ++attempt) {
+            if (dq.steal(t) == ext::steal_status::success) {
+                // relaxed: a statistic; thieves share the line, the owner never writes it.
+                if (t->ctx != nullptr) {
+                    stolen_from_pending.fetch_add(1, std::memory_order_relaxed);
+                    thief.counters.stolen_to_pending.add();
+                } else {
+                    stolen_from_staged.fetch_add(1, std::memory_order_relaxed);
+                    thief.counters.stolen_to_staged.add();
+                }
+                thief.last_victim = victim;
+                return t;
+            }
+        }
+        return nullptr;
+    }
+
+    /// For the counters, from any thread.
+    ext::scheduler_policy::queue_state state() const noexcept {
+        ext::scheduler_policy::queue_state s;
+        s.length = high.size_approx() + pending.size_approx() + staged.size_approx();
+        const std::uint64_t yi = yielded_in.get(), yo = yielded_out.get(), li = low_in.get(), lo = low_out.get();
+        s.length += (yi > yo ? yi - yo : 0) + (li > lo ? li - lo : 0);
+        // relaxed: statistics.
+        s.stolen_from_staged = stolen_from_staged.load(std::memory_order_relaxed);
+        s.stolen_from_pending = stolen_from_pending.load(std::memory_order_relaxed);
+        return s;
     }
 
     bool take_back(task& t) noexcept {

@@ -36,7 +36,7 @@ public:
             return {target};
         }
         local_queues& q = queues_[target];
-        if (!q.push_local(t)) q.low.push(&t);
+        if (!q.push_local(t)) q.push_low(t);
         return {};
     }
 
@@ -47,20 +47,24 @@ public:
                 task* next = t->next;
                 t->next = nullptr;
                 try {
-                    if (!q.push_local(*t)) q.low.push(t);
+                    if (!q.push_local(*t)) q.push_low(*t);
                 } catch (...) {
                     std::terminate();  // a deque could not grow: out of memory
                 }
                 t = next;
             }
         }
-        if (task* t = q.pop_own()) return t;
-        if (task* t = q.yielded.pop()) return t;
-        return q.low.pop();
+        if (task* t = q.pop_own(self)) return t;
+        if (task* t = q.pop_yielded()) return t;
+        return q.pop_low();
     }
 
     bool take_back(ext::worker_context& self, task& t) noexcept override {
         return queues_[self.index].take_back(t);
+    }
+
+    queue_state queue_state_of(unsigned worker) const noexcept override {
+        return worker < n_ ? queues_[worker].state() : queue_state{};
     }
 
 private:

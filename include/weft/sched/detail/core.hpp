@@ -61,6 +61,7 @@ inline void free_task_block(void* p, std::size_t size) noexcept { free_task_bloc
 inline bool try_spawn_fast(worker_hot* w, task* t) {
     if (w == nullptr || w->spawn_queue == nullptr || t->priority != task_priority::normal) return false;
     t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
+    if ((w->spawn_seq & (wait_sample_period - 1)) == 0 && w->timing) t->queued_at = cycle_clock_now();
     const std::uint64_t spawned = w->spawned.load(std::memory_order_relaxed);
     // release: the count is published before the task can be stolen and finished
     // (quiescence relies on it, see scheduler::quiescent).
@@ -117,6 +118,8 @@ inline bool try_bypass(task* t) noexcept {
 inline worker_hot* execute_taken(worker_hot* w, task* t) noexcept {
     task* const outer = w->current_task;
     w->current_task = t;
+    // relaxed: read only by the instantaneous counters, which are statistics.
+    w->started.store(w->started.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     t->last_worker = w->worker_index;
     t->invoke(t);  // disposes of t
     w = current_worker_hot();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <weft/concurrency/work_stealing_deque.hpp>
+#include <weft/platform/cycle_clock.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>
@@ -32,6 +33,8 @@ struct worker_hot {
     task* loop_task = nullptr;
     /// Set while that task publishes its result at its very end (see completion_scope).
     bool completing = false;
+    /// Task timing is on (--weft:counter-timing): spawns sample their queue wait.
+    bool timing = false;
     /// Scheduler bypass: a task readied by the finishing task, run next on this worker.
     task* bypass = nullptr;
 
@@ -42,6 +45,8 @@ struct worker_hot {
     // Written by the owner only (release stores); read by quiescence checks.
     alignas(cache_line_size) std::atomic<std::uint64_t> spawned{0};
     std::atomic<std::uint64_t> finished{0};
+    /// Tasks started on this worker, by the loop or inline (for the instantaneous counts).
+    std::atomic<std::uint64_t> started{0};
 };
 
 /// The calling thread's worker, or null. Never inlined, and never to be cached across

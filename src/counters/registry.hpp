@@ -1,0 +1,78 @@
+// Internals of the counter registry shared by its parts (registry, printing, tracing).
+#pragma once
+
+#include <weft/counters/counters.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace weft::detail {
+class scheduler;
+}
+
+namespace weft::counters::detail {
+
+/// One reading of one worker (or, summed, of all): cumulative sums since the runtime
+/// started, in cycle-clock ticks or counts, plus current values (instantaneous).
+struct raw {
+    double func_ticks = 0, exec_ticks = 0, tasks = 0, phases = 0, internal_tasks = 0, internal_ticks = 0;
+    double pending_accesses = 0, pending_misses = 0;
+    double wait_staged_ticks = 0, wait_staged_samples = 0, wait_pending_ticks = 0, wait_pending_samples = 0;
+    double stolen_to_staged = 0, stolen_to_pending = 0, stolen_from_staged = 0, stolen_from_pending = 0;
+    // Instantaneous (never differenced); the task counts by state are total only.
+    double queue_length = 0;
+    double n_all = 0, n_active = 0, n_pending = 0, n_suspended = 0, n_staged = 0, n_terminated = 0;
+    double stacks = 0, stack_bytes = 0, block_bytes = 0, uptime_ticks = 0, resident_bytes = 0, virtual_bytes = 0;
+
+    /// Subtracts the cumulative fields (clamped at zero); leaves the instantaneous ones.
+    raw& operator-=(const raw& b) noexcept;
+    /// Adds the cumulative fields and queue_length.
+    raw& operator+=(const raw& b) noexcept;
+};
+
+struct hardware_value {
+    double value = 0;
+    std::string why;  ///< non-empty: unavailable
+};
+
+/// Every worker read at one moment (not atomically: each value is recent).
+struct reading {
+    std::uint64_t ticks = 0;
+    std::chrono::steady_clock::time_point when{};
+    std::vector<raw> workers;
+    raw total;
+    std::map<std::pair<std::size_t, int>, hardware_value> hardware;  ///< (kind, worker or -1)
+};
+
+/// One resolved counter instance.
+struct entry {
+    enum kind_t { basic, hardware, arithmetic } kind = basic;
+    std::size_t index = 0;  ///< definition, perf event kind, or arithmetic operation
+    int worker = -1;        ///< -1: total
+    std::string name;
+    std::string unit;
+    std::vector<entry> operands;  ///< arithmetic only
+};
+
+reading read_all(const weft::detail::scheduler& s);
+/// Every counter instance of a run with `workers` workers.
+std::vector<counter_info> all_counters(unsigned workers);
+/// The instances a name or pattern denotes. @throws weft::bad_counter_name
+std::vector<entry> resolve(std::string_view pattern, unsigned workers);
+/// Opens the hardware counters an entry needs (once per runtime).
+void open_entry(const weft::detail::scheduler& s, const entry& e);
+/// Closes the hardware counters of a runtime that stops.
+void forget_hardware(const weft::detail::scheduler* s);
+void read_hardware_into(const std::vector<entry>& entries, reading& r);
+counter_value compute(const entry& e, const reading& now, const reading& base, double ns_per_tick, unsigned workers,
+                      bool timing);
+/// The running scheduler. @throws weft::runtime_state_error
+weft::detail::scheduler& running();
+double ratio(double a, double b) noexcept;
+
+}  // namespace weft::counters::detail
