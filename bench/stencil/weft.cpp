@@ -14,7 +14,7 @@
 // points and 20 steps: 1.8 GB instead of 0.35 GB, and 5-7x the time per step, mostly in
 // page faults). Moved into parameters, they are released as soon as the task has run,
 // as HPX releases a dataflow's inputs.
-#include "stencil/common.hpp"
+#include "stencil/weft_partition.hpp"
 
 #include <weft/weft.hpp>
 
@@ -24,41 +24,10 @@
 #include <utility>
 #include <vector>
 
-namespace {
-
 namespace st = weft::bench::stencil;
-
-/// The points of one partition at one step: allocated uninitialised, like HPX's
-/// partition_data, since heat_part writes every point.
-class partition {
-public:
-    explicit partition(std::size_t n) : data_(std::make_unique_for_overwrite<double[]>(n)), size_(n) {}
-    double* data() noexcept { return data_.get(); }
-    const double* data() const noexcept { return data_.get(); }
-    std::size_t size() const noexcept { return size_; }
-    double front() const noexcept { return data_[0]; }
-    double back() const noexcept { return data_[size_ - 1]; }
-
-private:
-    std::unique_ptr<double[]> data_;
-    std::size_t size_;
-};
-
-/// Partition m one step later; needs the last point of l and the first point of r.
-partition heat_part(const partition& l, const partition& m, const partition& r) {
-    partition next(m.size());
-    st::heat_range(m.data(), l.back(), r.front(), next.data(), m.size());
-    return next;
-}
-
-using shared_partition = weft::shared_future<partition>;
-
-/// heat_part on the three (ready) inputs; taking them by value releases them on return.
-partition heat_step(shared_partition l, shared_partition m, shared_partition r) {
-    return heat_part(l.get(), m.get(), r.get());
-}
-
-}  // namespace
+using st::heat_step;
+using st::partition;
+using st::shared_partition;
 
 int main(int argc, char** argv) {
     namespace wb = weft::bench;
