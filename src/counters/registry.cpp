@@ -375,7 +375,16 @@ reading read_all(const scheduler& s) {
         x.internal_tasks = static_cast<double>(st.internal_tasks.get());
         x.tasks = static_cast<double>(w.finished.load(std::memory_order_relaxed)) - x.internal_tasks;
         if (x.tasks < 0) x.tasks = 0;
-        x.exec_ticks = static_cast<double>(st.exec_ticks.get());
+        // exec_ticks plus the part of the phase running now, read as a sequence lock
+        // with open_phase (see end_phase in src/sched/scheduler.cpp).
+        std::uint64_t open = 0, exec = 0;
+        for (int attempt = 0; attempt < 16; ++attempt) {
+            open = st.open_phase.load(std::memory_order_acquire);
+            exec = st.exec_ticks.get();
+            std::atomic_thread_fence(std::memory_order_acquire);
+            if (st.open_phase.load(std::memory_order_relaxed) == open) break;  // relaxed: after the fence
+        }
+        x.exec_ticks = static_cast<double>(exec) + (open != 0 && r.ticks > open ? static_cast<double>(r.ticks - open) : 0.0);
         x.internal_ticks = static_cast<double>(st.internal_ticks.get());
         x.phases = static_cast<double>(st.phases.get());
         const std::uint64_t start = st.loop_start.load(std::memory_order_relaxed);

@@ -112,6 +112,8 @@ void begin_phase(worker* w, task* t, bool resumed, std::uint64_t now) noexcept {
     w->phase_internal = (t->flags & task_flag_internal) != 0;
     if (now == 0) return;
     w->phase_start = now;
+    // relaxed: ordered for readers by the fence in end_phase (a sequence lock).
+    if (!w->phase_internal) w->stats.open_phase.store(now, std::memory_order_relaxed);
     if (const std::uint64_t q = t->queued_at; q != 0) {
         t->queued_at = 0;
         const std::uint64_t waited = now > q ? now - q : 0;  // another core's clock may lag a little
@@ -137,7 +139,16 @@ std::uint64_t end_phase(worker* w, bool suspended) noexcept {
     if (!w->timing) return 0;
     const std::uint64_t now = cycle_clock_now();
     const std::uint64_t spent = now > w->phase_start ? now - w->phase_start : 0;
-    (w->phase_internal ? w->stats.internal_ticks : w->stats.exec_ticks).add(spent);
+    if (w->phase_internal) {
+        w->stats.internal_ticks.add(spent);
+    } else {
+        // Close the open phase before its time joins exec_ticks: a reader that sees the
+        // new exec_ticks then sees open_phase changed and reads again (a sequence lock;
+        // the release fence pairs with the acquire fence in read_all). Free on x86.
+        w->stats.open_phase.store(0, std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_release);
+        w->stats.exec_ticks.add(spent);
+    }
     if (w->tracing) trace_add(w, trace_event::phase_end, now, w->phase_task_id, w->phase_task_name, suspended ? 1u : 0u);
     return now;
 }

@@ -56,6 +56,10 @@ struct alignas(cache_line_size) loop_stats {
     std::atomic<std::uint64_t> loop_start{0};  ///< tick the loop started (0: not yet)
     std::atomic<std::uint64_t> loop_end{0};    ///< tick the loop ended (0: still running)
     std::atomic<std::uint64_t> cached_contexts{0};  ///< recycled stacks kept for reuse
+    /// Start tick of the application phase running now (0: none), so that a reading
+    /// taken in the middle of a phase counts the part already run (see read_all in
+    /// src/counters/registry.cpp): it and exec_ticks form a sequence lock.
+    std::atomic<std::uint64_t> open_phase{0};
 };
 
 /// One event of a worker's timeline (--weft:trace).
