@@ -149,6 +149,7 @@ std::string instance_name(std::string_view object, int worker, std::string_view 
 struct hardware_store {
     std::mutex m;
     const scheduler* owner = nullptr;
+    std::uint64_t generation = 0;
     // [kind][worker]
     std::vector<std::vector<weft::detail::perf_event_counter>> counters;
     std::vector<std::vector<bool>> tried;
@@ -162,10 +163,11 @@ void open_hardware(const scheduler& s, std::size_t kind) {
     auto& h = hw();
     std::lock_guard lock(h.m);
     const auto kinds = weft::detail::perf_event_kinds();
-    if (h.owner != &s) {
+    if (h.owner != &s || h.generation != s.generation()) {
         h.counters.clear();
         h.tried.clear();
         h.owner = &s;
+        h.generation = s.generation();
     }
     if (h.counters.size() != kinds.size()) {
         h.counters.resize(kinds.size());
@@ -295,10 +297,12 @@ std::string normalize(std::string_view name, unsigned workers) {
         if (inst.starts_with("worker-thread#")) {
             const std::string_view num = inst.substr(14);
             unsigned long v = 0;
-            bool ok = !num.empty() && num.size() < 8;
+            bool ok = !num.empty() && num.size() < 8 && (num.size() == 1 || num[0] != '0');
             for (char ch : num) ok = ok && ch >= '0' && ch <= '9';
             if (ok) v = std::stoul(std::string(num));
-            if (!ok) bad_name(name, "'" + std::string(inst) + "' is not worker-thread#N with a number N; " + expected);
+            if (!ok)
+                bad_name(name, "'" + std::string(inst) +
+                                   "' is not worker-thread#N with a number N (no leading zeros); " + expected);
             if (v >= workers)
                 bad_name(name, "this run has " + std::to_string(workers) + " worker(s): worker-thread#0 to worker-thread#" +
                                    std::to_string(workers - 1));
@@ -380,9 +384,9 @@ reading read_all(const scheduler& s) {
         std::uint64_t open = 0, exec = 0;
         for (int attempt = 0; attempt < 16; ++attempt) {
             open = st.open_phase.load(std::memory_order_acquire);
-            exec = st.exec_ticks.get();
-            std::atomic_thread_fence(std::memory_order_acquire);
-            if (st.open_phase.load(std::memory_order_relaxed) == open) break;  // relaxed: after the fence
+            exec = st.exec_ticks.get_acquire();
+            // relaxed: ordered after the acquire load of exec_ticks above.
+            if (st.open_phase.load(std::memory_order_relaxed) == open) break;
         }
         x.exec_ticks = static_cast<double>(exec) + (open != 0 && r.ticks > open ? static_cast<double>(r.ticks - open) : 0.0);
         x.internal_ticks = static_cast<double>(st.internal_ticks.get());
@@ -558,8 +562,12 @@ entry resolve_one(std::string_view name, unsigned workers, const std::vector<cou
 std::vector<entry> resolve(std::string_view pattern, unsigned workers) {
     const auto all = all_counters(workers);
     if (pattern.starts_with("/arithmetics/")) return {resolve_arithmetic(pattern, workers, all)};
-    const std::string n = normalize(pattern, workers);
-    if (!has_wildcard(n)) return {resolve_one(n, workers, all)};
+    if (!has_wildcard(pattern)) return {resolve_one(pattern, workers, all)};
+    // A pattern without an instance means the total one ("/threads/*"), unless its
+    // wildcards span the instance too ("/*" matches every counter).
+    const bool raw_glob = pattern.find('{') == std::string_view::npos;
+    const std::string n = raw_glob && pattern.size() >= 2 && pattern[1] == '*' ? std::string(pattern)
+                                                                                : normalize(pattern, workers);
     std::vector<entry> out;
     for (const auto& i : all) {
         if (!glob(n, i.name)) continue;
@@ -675,6 +683,7 @@ scheduler& running() {
 
 struct counter_set::impl {
     const weft::detail::scheduler* owner = nullptr;
+    std::uint64_t generation = 0;  ///< the owner's: a later runtime may reuse its address
     std::vector<detail::entry> entries;
     std::vector<std::string> names;
     detail::reading base;
@@ -695,7 +704,7 @@ const std::vector<std::string>& counter_set::names() const noexcept {
 namespace {
 weft::detail::scheduler& owner_of(counter_set::impl& i) {
     auto& s = detail::running();
-    if (&s != i.owner)
+    if (&s != i.owner || s.generation() != i.generation)
         throw runtime_state_error("weft: this counter_set was made for a runtime that has stopped; query again");
     return s;
 }
@@ -735,6 +744,7 @@ counter_set query(const std::vector<std::string>& patterns) {
     counter_set set;
     set.impl_ = std::make_unique<counter_set::impl>();
     set.impl_->owner = &s;
+    set.impl_->generation = s.generation();
     for (const auto& p : patterns)
         for (auto& e : detail::resolve(p, s.num_workers())) {
             if (std::find(set.impl_->names.begin(), set.impl_->names.end(), e.name) != set.impl_->names.end()) continue;

@@ -57,7 +57,7 @@ std::string csv_field(std::string_view s) {
 // Ten significant digits: more than any counter's precision; whole numbers print whole.
 std::string number(double v) {
     char buf[40];
-    if (v == static_cast<double>(static_cast<long long>(v)) && v > -1e15 && v < 1e15)
+    if (v > -1e15 && v < 1e15 && v == static_cast<double>(static_cast<long long>(v)))
         std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
     else
         std::snprintf(buf, sizeof buf, "%.10g", v);
@@ -198,11 +198,30 @@ const std::vector<std::string> track_names = {
     "/threads{locality#0/total}/count/instantaneous/suspended",
 };
 
+void start_locked(service& s, const service_config& cfg);
+
 }  // namespace
 
 void start_service(const service_config& cfg) {
     auto& s = svc();
     std::lock_guard lock(s.m);
+    try {
+        start_locked(s, cfg);
+    } catch (...) {
+        // Leave nothing half open for the next runtime.
+        if (s.file.is_open()) s.file.close();
+        s.out = &std::cout;
+        s.active = counter_set{};
+        s.tracks = counter_set{};
+        s.have_active = false;
+        s.cfg = service_config{};
+        s.running = false;
+        throw;
+    }
+}
+
+namespace {
+void start_locked(service& s, const service_config& cfg) {
     s.cfg = cfg;
     s.samples = 0;
     s.csv_header_done = false;
@@ -216,9 +235,12 @@ void start_service(const service_config& cfg) {
         s.active = query(cfg.print);  // throws for a bad name
         s.have_active = true;
         for (const auto& v : s.active.evaluate(false))
-            if (!v.available) std::fprintf(stderr, "weft: counter %s is unavailable: %s\n", v.name.c_str(), v.reason.c_str());
+            // A ratio over an empty interval is unavailable only for now: say nothing.
+            if (!v.available && !v.reason.starts_with("division by zero"))
+                std::fprintf(stderr, "weft: counter %s is unavailable: %s\n", v.name.c_str(), v.reason.c_str());
     }
     if (!cfg.destination.empty()) {
+        errno = 0;
         s.file.open(cfg.destination, std::ios::out | std::ios::trunc);
         if (!s.file)
             throw bad_option("weft: cannot write --weft:print-counter-destination=" + cfg.destination + ": " +
@@ -235,6 +257,7 @@ void start_service(const service_config& cfg) {
     s.running = true;
     if ((cfg.interval_ms != 0 && s.have_active) || !s.tracks.empty()) s.thread = std::thread([&s] { s.thread_main(); });
 }
+}  // namespace
 
 void stop_service() noexcept {
     auto& s = svc();

@@ -168,6 +168,9 @@ runtime_config parse_runtime_options(int& argc, char** argv, const env_lookup& g
     }
     int out = 1;
     bool passthrough = false;
+    // A repeatable option: the command line's values replace the environment's.
+    const std::size_t counters_from_env = cfg.print_counters.size();
+    bool counters_from_command_line = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (passthrough || !arg.starts_with(prefix)) {
@@ -190,6 +193,11 @@ runtime_config parse_runtime_options(int& argc, char** argv, const env_lookup& g
         if (!spec->takes_value && eq != std::string_view::npos)
             throw bad_option("weft: option --weft:" + std::string(name) + " takes no value (got '" +
                              std::string(arg) + "')");
+        if (name == "print-counter" && !counters_from_command_line) {
+            counters_from_command_line = true;
+            cfg.print_counters.erase(cfg.print_counters.begin(),
+                                     cfg.print_counters.begin() + static_cast<std::ptrdiff_t>(counters_from_env));
+        }
         apply(cfg, name, "--weft:" + std::string(name),
               eq == std::string_view::npos ? std::string_view{"1"} : body.substr(eq + 1));
     }

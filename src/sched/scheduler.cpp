@@ -143,11 +143,10 @@ std::uint64_t end_phase(worker* w, bool suspended) noexcept {
         w->stats.internal_ticks.add(spent);
     } else {
         // Close the open phase before its time joins exec_ticks: a reader that sees the
-        // new exec_ticks then sees open_phase changed and reads again (a sequence lock;
-        // the release fence pairs with the acquire fence in read_all). Free on x86.
-        w->stats.open_phase.store(0, std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_release);
-        w->stats.exec_ticks.add(spent);
+        // new exec_ticks (release here, acquire in read_all) then sees open_phase
+        // changed and reads again, a sequence lock. Both stores are plain movs on x86.
+        w->stats.open_phase.store(0, std::memory_order_relaxed);  // relaxed: published by the release below
+        w->stats.exec_ticks.add_release(spent);
     }
     if (w->tracing) trace_add(w, trace_event::phase_end, now, w->phase_task_id, w->phase_task_name, suspended ? 1u : 0u);
     return now;
@@ -339,6 +338,8 @@ void wake_for_spawn(worker_hot* w) noexcept {
 // scheduler
 
 scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
+    static std::atomic<std::uint64_t> generations{0};
+    generation_ = generations.fetch_add(1, std::memory_order_relaxed) + 1;  // relaxed: only unique
     policy_ = ext::make_scheduler_policy(cfg_.policy);
     if (!policy_) throw bad_option("weft: unknown scheduler policy '" + cfg_.policy + "'");
     if (cfg_.threads == 0) cfg_.threads = 1;

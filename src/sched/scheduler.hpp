@@ -162,6 +162,8 @@ public:
     const scheduler_config& config() const noexcept { return cfg_; }
     /// Tick at which start() was called.
     std::uint64_t start_ticks() const noexcept { return start_ticks_; }
+    /// A number no other scheduler of this process had (a later one may reuse the address).
+    std::uint64_t generation() const noexcept { return generation_; }
 
     /// The scheduler of the running runtime, or null.
     static scheduler* active() noexcept;
@@ -192,6 +194,7 @@ private:
     bool oversubscribed_ = false;
 
     std::uint64_t start_ticks_ = 0;
+    std::uint64_t generation_ = 0;
     alignas(cache_line_size) std::atomic<std::uint64_t> external_spawned_{0};
     std::atomic<std::uint64_t> external_resumes_{0};
     alignas(cache_line_size) std::atomic<unsigned> sleepers_{0};

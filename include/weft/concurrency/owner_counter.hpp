@@ -14,6 +14,12 @@ public:
     // relaxed: a statistic; it orders nothing and readers only need some recent value.
     void add(std::uint64_t n = 1) noexcept { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
     std::uint64_t get() const noexcept { return v_.load(std::memory_order_relaxed); }  // relaxed: as above
+    /// add() as a release store: what the owner wrote before it is visible to a reader
+    /// that sees the new value through get_acquire() (for sequence locks).
+    void add_release(std::uint64_t n) noexcept {
+        v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_release);
+    }
+    std::uint64_t get_acquire() const noexcept { return v_.load(std::memory_order_acquire); }
 
 private:
     std::atomic<std::uint64_t> v_{0};

@@ -16,8 +16,9 @@ enum class task_priority : std::uint8_t { low, normal, high };
 /// Optional attributes for a spawned task.
 struct task_attributes {
     task_priority priority = task_priority::normal;
-    /// Name for diagnostics (stack-overflow and deadlock reports; counters and traces
-    /// later). Must outlive the task: pass a string literal or another static string.
+    /// Name for diagnostics (stack-overflow and deadlock reports, traces). Must stay
+    /// valid until the runtime stops (a trace is written then): pass a string literal
+    /// or another static string.
     const char* name = nullptr;
 };
 

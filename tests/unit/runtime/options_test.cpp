@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <string>
@@ -128,6 +130,144 @@ TEST(options, help_lists_every_option_and_policy) {
     for (const char* s : {"--weft:threads", "--weft:scheduler", "--weft:bind", "--weft:stack-size",
                           "--weft:print-topology", "--weft:deadlock-timeout", "--weft:help", "WEFT_THREADS", "local-priority", "single"})
         EXPECT_NE(os.str().find(s), std::string::npos) << s;
+}
+
+// ---------------------------------------------------------------------------------
+// Counter and trace options (include/weft/counters/counters.hpp).
+
+TEST(options, counter_options_default_to_off) {
+    const auto c = parse({"prog"});
+    EXPECT_TRUE(c.print_counters.empty());
+    EXPECT_EQ(c.print_counter_interval_ms, 0u);
+    EXPECT_EQ(c.print_counter_format, "text");
+    EXPECT_EQ(c.print_counter_destination, "");
+    EXPECT_FALSE(c.reset_counters);
+    EXPECT_FALSE(c.list_counters);
+    EXPECT_TRUE(c.counter_timing);
+    EXPECT_EQ(c.trace_file, "");
+}
+
+TEST(options, counter_and_trace_options_are_read_and_removed) {
+    args a({"prog", "--weft:print-counter=/threads/idle-rate", "x",
+            "--weft:print-counter=/threads{locality#0/worker-thread#*}/count/cumulative",
+            "--weft:print-counter=/arithmetics/divide@/threads/time/cumulative,/threads/count/cumulative",
+            "--weft:print-counter-interval=250", "--weft:print-counter-format=json",
+            "--weft:print-counter-destination=out dir/counters.json", "--weft:reset-counters", "--weft:list-counters",
+            "--weft:counter-timing=off", "--weft:trace=trace.json"});
+    const auto c = weft::parse_runtime_options(a.argc, a.ptrs.data(), env({}));
+    EXPECT_EQ(c.print_counters, (std::vector<std::string>{
+                                    "/threads/idle-rate", "/threads{locality#0/worker-thread#*}/count/cumulative",
+                                    "/arithmetics/divide@/threads/time/cumulative,/threads/count/cumulative"}));
+    EXPECT_EQ(c.print_counter_interval_ms, 250u);
+    EXPECT_EQ(c.print_counter_format, "json");
+    EXPECT_EQ(c.print_counter_destination, "out dir/counters.json");
+    EXPECT_TRUE(c.reset_counters);
+    EXPECT_TRUE(c.list_counters);
+    EXPECT_FALSE(c.counter_timing);
+    EXPECT_EQ(c.trace_file, "trace.json");
+    EXPECT_EQ(a.left(), (std::vector<std::string>{"prog", "x"}));
+
+    EXPECT_EQ(parse({"prog", "--weft:print-counter-format=csv"}).print_counter_format, "csv");
+    EXPECT_EQ(parse({"prog", "--weft:print-counter-format=text"}).print_counter_format, "text");
+    EXPECT_EQ(parse({"prog", "--weft:print-counter-interval=0"}).print_counter_interval_ms, 0u);
+    EXPECT_EQ(parse({"prog", "--weft:print-counter-interval=3600000"}).print_counter_interval_ms, 3600000u);
+    EXPECT_TRUE(parse({"prog", "--weft:counter-timing=on"}).counter_timing);
+    EXPECT_FALSE(parse({"prog", "--weft:counter-timing=0"}).counter_timing);
+    EXPECT_TRUE(parse({"prog", "--weft:counter-timing=off", "--weft:counter-timing=yes"}).counter_timing);  // last wins
+}
+
+TEST(options, counter_options_from_the_environment) {
+    const auto c = parse({"prog"}, {{"WEFT_PRINT_COUNTER", "/threads/idle-rate"},
+                                    {"WEFT_PRINT_COUNTER_INTERVAL", "100"},
+                                    {"WEFT_PRINT_COUNTER_FORMAT", "csv"},
+                                    {"WEFT_PRINT_COUNTER_DESTINATION", "c.csv"},
+                                    {"WEFT_RESET_COUNTERS", "1"},
+                                    {"WEFT_COUNTER_TIMING", "off"},
+                                    {"WEFT_TRACE", "t.json"}});
+    EXPECT_EQ(c.print_counters, std::vector<std::string>{"/threads/idle-rate"});
+    EXPECT_EQ(c.print_counter_interval_ms, 100u);
+    EXPECT_EQ(c.print_counter_format, "csv");
+    EXPECT_EQ(c.print_counter_destination, "c.csv");
+    EXPECT_TRUE(c.reset_counters);
+    EXPECT_FALSE(c.counter_timing);
+    EXPECT_EQ(c.trace_file, "t.json");
+    // The command line wins over the environment for single-valued options.
+    const auto both = parse({"prog", "--weft:print-counter-format=json", "--weft:trace=cli.json"},
+                            {{"WEFT_PRINT_COUNTER_FORMAT", "csv"}, {"WEFT_TRACE", "env.json"}});
+    EXPECT_EQ(both.print_counter_format, "json");
+    EXPECT_EQ(both.trace_file, "cli.json");
+}
+
+TEST(options, bad_counter_option_values_name_the_option) {
+    const auto expect_error = [](std::vector<std::string> a, const std::string& option, const std::string& accepts) {
+        const std::string e = error_of(a);
+        EXPECT_NE(e.find(option), std::string::npos) << a.back() << ": " << e;
+        EXPECT_NE(e.find(accepts), std::string::npos) << a.back() << ": " << e;
+    };
+    expect_error({"prog", "--weft:print-counter-format=xml"}, "--weft:print-counter-format", "text, csv or json");
+    expect_error({"prog", "--weft:print-counter-format="}, "--weft:print-counter-format", "text, csv or json");
+    expect_error({"prog", "--weft:print-counter-format=JSON"}, "--weft:print-counter-format", "text, csv or json");
+    for (const char* bad : {"-1", "abc", "", "1.5", "3600001", "10ms"})
+        expect_error({"prog", std::string("--weft:print-counter-interval=") + bad}, "--weft:print-counter-interval",
+                     "milliseconds");
+    expect_error({"prog", "--weft:print-counter="}, "--weft:print-counter", "counter name");
+    expect_error({"prog", "--weft:print-counter-destination="}, "--weft:print-counter-destination", "file name");
+    expect_error({"prog", "--weft:trace="}, "--weft:trace", "file name");
+    expect_error({"prog", "--weft:counter-timing=maybe"}, "--weft:counter-timing", "on/off");
+    expect_error({"prog", "--weft:print-counter"}, "--weft:print-counter", "needs a value");
+    expect_error({"prog", "--weft:trace"}, "--weft:trace", "needs a value");
+    expect_error({"prog", "--weft:reset-counters=1"}, "--weft:reset-counters", "takes no value");
+    expect_error({"prog", "--weft:list-counters=yes"}, "--weft:list-counters", "takes no value");
+    EXPECT_NE(error_of({"prog"}, {{"WEFT_PRINT_COUNTER_FORMAT", "xml"}}).find("WEFT_PRINT_COUNTER_FORMAT"),
+              std::string::npos);
+    EXPECT_NE(error_of({"prog"}, {{"WEFT_PRINT_COUNTER_INTERVAL", "-5"}}).find("WEFT_PRINT_COUNTER_INTERVAL"),
+              std::string::npos);
+    EXPECT_NE(error_of({"prog", "--weft:print-counters=/threads/idle-rate"}).find("unknown option"), std::string::npos);
+}
+
+TEST(options, validate_checks_counter_fields) {
+    weft::runtime_config c;
+    c.print_counter_format = "xml";
+    EXPECT_THROW(weft::validate(c), weft::bad_option);
+    c.print_counter_format = "csv";
+    EXPECT_NO_THROW(weft::validate(c));
+    c.print_counter_interval_ms = 3'600'001;
+    try {
+        weft::validate(c);
+        ADD_FAILURE() << "accepted";
+    } catch (const weft::bad_option& e) {
+        EXPECT_NE(std::string(e.what()).find("print_counter_interval_ms"), std::string::npos) << e.what();
+    }
+}
+
+TEST(options, help_lists_the_counter_options) {
+    std::ostringstream os;
+    weft::print_runtime_help(os);
+    for (const char* s : {"--weft:print-counter=", "--weft:print-counter-interval=", "--weft:print-counter-format=",
+                          "--weft:print-counter-destination=", "--weft:reset-counters", "--weft:list-counters",
+                          "--weft:counter-timing=", "--weft:trace=", "WEFT_PRINT_COUNTER", "WEFT_TRACE"})
+        EXPECT_NE(os.str().find(s), std::string::npos) << s;
+}
+
+TEST(options_death_test, counter_options_on_the_command_line) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    // A counter name that does not exist is an option error: exit code 2, with a suggestion.
+    EXPECT_EXIT(
+        {
+            args a({"prog", "--weft:threads=1", "--weft:print-counter=/threads/idle-rat"});
+            weft::runtime rt(a.argc, a.ptrs.data());
+        },
+        ::testing::ExitedWithCode(2), "no such counter.*/threads\\{locality#0/total\\}/idle-rate");
+    // --weft:list-counters prints the list and exits 0 without running the program.
+    EXPECT_EXIT(
+        {
+            if (std::freopen("/dev/null", "w", stdout) == nullptr) std::exit(4);  // the list is long
+            args a({"prog", "--weft:threads=1", "--weft:list-counters"});
+            weft::runtime rt(a.argc, a.ptrs.data());
+            std::fprintf(stderr, "the program ran\n");
+            std::exit(5);
+        },
+        ::testing::ExitedWithCode(0), "");
 }
 
 TEST(options_death_test, a_bad_option_exits_with_code_2_and_a_message) {
