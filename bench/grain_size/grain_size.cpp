@@ -35,7 +35,6 @@ namespace {
 namespace st = weft::bench::stencil;
 namespace wc = weft::counters;
 
-using st::heat_step;
 using st::partition;
 using st::shared_partition;
 
@@ -152,14 +151,7 @@ double pending_value(const std::vector<wc::counter_value>& values, std::string_v
 /// With `final_grid`, the result is copied there (outside every measured interval).
 sample run_once(const st::problem& p, const std::vector<double>& init, std::vector<double>* final_grid) {
     const std::size_t parts = p.partitions();
-    std::vector<shared_partition> U(parts);
-    weft::async([&] {
-        for (std::size_t i = 0; i < parts; ++i) {
-            partition part(p.end(i) - p.begin(i));
-            std::copy(init.data() + p.begin(i), init.data() + p.end(i), part.data());
-            U[i] = weft::make_ready_future(std::move(part));
-        }
-    }).get();
+    std::vector<shared_partition> U = st::make_partitions(p, init);
 
     sample s;
     // Made before the timed region: query() resolves names, which is no part of the run.
@@ -168,16 +160,7 @@ sample run_once(const st::problem& p, const std::vector<double>& init, std::vect
         {"/threads{locality#0/total}/count/pending-accesses", "/threads{locality#0/total}/count/pending-misses"});
     const wc::scheduler_totals before = wc::snapshot();
     const auto start = std::chrono::steady_clock::now();
-    weft::async([&] {
-        std::vector<shared_partition> next(parts);
-        for (unsigned t = 0; t < p.nt; ++t) {
-            for (std::size_t i = 0; i < parts; ++i) {
-                next[i] = weft::dataflow(heat_step, U[p.left(i)], U[i], U[p.right(i)]).share();
-            }
-            U.swap(next);
-        }
-        for (const auto& f : U) f.wait();
-    }).get();
+    st::run_steps(p, U);
     const auto stop = std::chrono::steady_clock::now();
     const wc::scheduler_totals after = wc::snapshot();
     const std::vector<wc::counter_value> values = pending.evaluate(true);

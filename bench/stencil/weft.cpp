@@ -25,7 +25,6 @@
 #include <vector>
 
 namespace st = weft::bench::stencil;
-using st::heat_step;
 using st::partition;
 using st::shared_partition;
 
@@ -36,27 +35,8 @@ int main(int argc, char** argv) {
     const std::size_t parts = p.partitions();
 
     st::measure("weft-dataflow", rt.num_workers(), p, [&](std::vector<double>& grid) {
-        std::vector<shared_partition> U(parts);
-        weft::async([&] {
-            for (std::size_t i = 0; i < parts; ++i) {
-                partition part(p.end(i) - p.begin(i));
-                std::copy(grid.data() + p.begin(i), grid.data() + p.end(i), part.data());
-                U[i] = weft::make_ready_future(std::move(part));
-            }
-        }).get();
-
-        const double seconds = wb::time_seconds([&] {
-            weft::async([&] {
-                std::vector<shared_partition> next(parts);
-                for (unsigned t = 0; t < p.nt; ++t) {
-                    for (std::size_t i = 0; i < parts; ++i) {
-                        next[i] = weft::dataflow(heat_step, U[p.left(i)], U[i], U[p.right(i)]).share();
-                    }
-                    U.swap(next);
-                }
-                for (const auto& f : U) f.wait();
-            }).get();
-        });
+        std::vector<shared_partition> U = st::make_partitions(p, grid);
+        const double seconds = wb::time_seconds([&] { st::run_steps(p, U); });
 
         for (std::size_t i = 0; i < parts; ++i) {
             const partition& v = U[i].get();

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/wait_until.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -96,19 +98,7 @@ const wc::counter_value& get(const values& v, const std::string& name) {
     return it->second;
 }
 
-// Polls `pred` until it holds; fails the test after a deadline far beyond any expected
-// wait (the condition is one the workload guarantees to reach).
-bool wait_until(const std::function<bool()>& pred, const char* what) {
-    const auto deadline = clk::now() + 60s;
-    while (!pred()) {
-        if (clk::now() > deadline) {
-            ADD_FAILURE() << "timed out waiting for: " << what;
-            return false;
-        }
-        std::this_thread::yield();
-    }
-    return true;
-}
+using weft::test::wait_until;
 
 template <class F>
 std::string error_of(F&& f) {

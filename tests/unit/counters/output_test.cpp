@@ -6,6 +6,7 @@
 // No sleeps: where a periodic sample must exist, the test polls the destination file until
 // one appears (generous deadline) while a task holds a worker busy.
 #include "support/json.hpp"
+#include "support/wait_until.hpp"
 
 #include <weft/counters/counters.hpp>
 #include <weft/weft.hpp>
@@ -64,17 +65,7 @@ std::string read_file(const fs::path& p) {
     return ss.str();
 }
 
-bool wait_until(const std::function<bool()>& pred, const char* what) {
-    const auto deadline = clk::now() + 60s;
-    while (!pred()) {
-        if (clk::now() > deadline) {
-            ADD_FAILURE() << "timed out waiting for: " << what;
-            return false;
-        }
-        std::this_thread::yield();
-    }
-    return true;
-}
+using weft::test::wait_until;
 
 int fork_tree(int depth) {
     if (depth == 0) return 1;
