@@ -373,23 +373,28 @@ reading read_all(const scheduler& s) {
         const auto& w = s.worker_at(i);
         raw& x = r.workers[i];
         const auto& st = w.stats;
-        // relaxed (all): statistics, see owner_counter.
-        finished += static_cast<double>(w.finished.load(std::memory_order_relaxed));
+        // acquire: an internal task counts itself before its finish is published, so
+        // the internal count read after this covers every finish seen here.
+        const auto fin = static_cast<double>(w.finished.load(std::memory_order_acquire));
+        finished += fin;
+        // relaxed (the rest, unless said): statistics, see owner_counter.
         suspends += static_cast<double>(st.suspends.get());
-        x.internal_tasks = static_cast<double>(st.internal_tasks.get());
-        x.tasks = static_cast<double>(w.finished.load(std::memory_order_relaxed)) - x.internal_tasks;
-        if (x.tasks < 0) x.tasks = 0;
-        // exec_ticks plus the part of the phase running now, read as a sequence lock
-        // with open_phase (see end_phase in src/sched/scheduler.cpp).
-        std::uint64_t open = 0, exec = 0;
+        x.internal_tasks = static_cast<double>(st.internal_tasks.get_acquire());
+        x.tasks = fin > x.internal_tasks ? fin - x.internal_tasks : 0.0;
+        // The sums plus the part of the phase running now, read as a sequence lock with
+        // open_phase ((start << 1) | internal; see end_phase in src/sched/scheduler.cpp).
+        std::uint64_t open = 0, exec = 0, internal = 0;
         for (int attempt = 0; attempt < 16; ++attempt) {
             open = st.open_phase.load(std::memory_order_acquire);
             exec = st.exec_ticks.get_acquire();
-            // relaxed: ordered after the acquire load of exec_ticks above.
+            internal = st.internal_ticks.get_acquire();
+            // relaxed: ordered after the acquire loads above.
             if (st.open_phase.load(std::memory_order_relaxed) == open) break;
         }
-        x.exec_ticks = static_cast<double>(exec) + (open != 0 && r.ticks > open ? static_cast<double>(r.ticks - open) : 0.0);
-        x.internal_ticks = static_cast<double>(st.internal_ticks.get());
+        const std::uint64_t open_start = open >> 1;
+        const double running = open != 0 && r.ticks > open_start ? static_cast<double>(r.ticks - open_start) : 0.0;
+        x.exec_ticks = static_cast<double>(exec) + ((open & 1) == 0 ? running : 0.0);
+        x.internal_ticks = static_cast<double>(internal) + ((open & 1) != 0 ? running : 0.0);
         x.phases = static_cast<double>(st.phases.get());
         const std::uint64_t start = st.loop_start.load(std::memory_order_relaxed);
         const std::uint64_t end = st.loop_end.load(std::memory_order_relaxed);

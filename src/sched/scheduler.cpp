@@ -112,8 +112,9 @@ void begin_phase(worker* w, task* t, bool resumed, std::uint64_t now) noexcept {
     w->phase_internal = (t->flags & task_flag_internal) != 0;
     if (now == 0) return;
     w->phase_start = now;
-    // relaxed: ordered for readers by the fence in end_phase (a sequence lock).
-    if (!w->phase_internal) w->stats.open_phase.store(now, std::memory_order_relaxed);
+    // relaxed: ordered for readers by the release in end_phase (a sequence lock). The
+    // low bit says whether the phase is a runtime-internal task's.
+    w->stats.open_phase.store(now << 1 | (w->phase_internal ? 1u : 0u), std::memory_order_relaxed);
     if (const std::uint64_t q = t->queued_at; q != 0) {
         t->queued_at = 0;
         const std::uint64_t waited = now > q ? now - q : 0;  // another core's clock may lag a little
@@ -135,19 +136,14 @@ void begin_phase(worker* w, task* t, bool resumed, std::uint64_t now) noexcept {
 // Closes the open phase; returns the tick it read (0 when timing is off).
 std::uint64_t end_phase(worker* w, bool suspended) noexcept {
     if (suspended) w->stats.suspends.add();
-    else if (w->phase_internal) w->stats.internal_tasks.add();
     if (!w->timing) return 0;
     const std::uint64_t now = cycle_clock_now();
     const std::uint64_t spent = now > w->phase_start ? now - w->phase_start : 0;
-    if (w->phase_internal) {
-        w->stats.internal_ticks.add(spent);
-    } else {
-        // Close the open phase before its time joins exec_ticks: a reader that sees the
-        // new exec_ticks (release here, acquire in read_all) then sees open_phase
-        // changed and reads again, a sequence lock. Both stores are plain movs on x86.
-        w->stats.open_phase.store(0, std::memory_order_relaxed);  // relaxed: published by the release below
-        w->stats.exec_ticks.add_release(spent);
-    }
+    // Close the open phase before its time joins the sums: a reader that sees the new
+    // sum (release here, acquire in read_all) then sees open_phase changed and reads
+    // again, a sequence lock. Both stores are plain movs on x86.
+    w->stats.open_phase.store(0, std::memory_order_relaxed);  // relaxed: published by the release below
+    (w->phase_internal ? w->stats.internal_ticks : w->stats.exec_ticks).add_release(spent);
     if (w->tracing) trace_add(w, trace_event::phase_end, now, w->phase_task_id, w->phase_task_name, suspended ? 1u : 0u);
     return now;
 }
@@ -813,6 +809,11 @@ void resume(task* t) noexcept {
     scheduler* s = w != nullptr ? w->sched : scheduler::active();
     WEFT_ASSERT(s != nullptr);
     s->resume(w, t);
+}
+
+void count_internal_task_finished() noexcept {
+    // release: published before the loop's `finished` store (see read_all).
+    if (worker* w = current_worker()) w->stats.internal_tasks.add_release(1);
 }
 
 std::uint64_t next_task_id() noexcept {

@@ -59,7 +59,7 @@ struct alignas(cache_line_size) loop_stats {
     /// Start tick of the application phase running now (0: none), so that a reading
     /// taken in the middle of a phase counts the part already run (see read_all in
     /// src/counters/registry.cpp): it and exec_ticks form a sequence lock.
-    std::atomic<std::uint64_t> open_phase{0};
+    std::atomic<std::uint64_t> open_phase{0};  ///< (start tick << 1) | internal; 0: none
 };
 
 /// One event of a worker's timeline (--weft:trace).

@@ -266,6 +266,40 @@ TEST(counters_definitions, spinning_tasks_on_single) {
 // ---------------------------------------------------------------------------------
 // Suspension: a task blocked on a promise's future.
 
+// Seed 000 §5.3: the runtime's helper tasks are counted apart from the application's.
+TEST(counters_definitions, internal_tasks_are_kept_out_of_the_application_counts) {
+    weft::runtime rt(config("single", 1));
+    wc::counter_set set = wc::query({"/threads/count/cumulative", "/threads/count/cumulative-internal",
+                                     "/threads/time/cumulative", "/threads/time/cumulative-internal",
+                                     "/threads/count/cumulative-phases", "/threads/time/overall"});
+    std::atomic<int> ran{0};
+    weft::detail::post_internal("helper", [&ran] {
+        spin_for(1ms);
+        ran.fetch_add(1, std::memory_order_relaxed);
+    });
+    rt.wait();
+    ASSERT_EQ(ran.load(), 1);
+    values v = eval(set, true);
+    // Only the helper ran: no application task, and not a tick of application time.
+    EXPECT_EQ(num(v, total("count/cumulative")), 0.0);
+    EXPECT_EQ(num(v, total("time/cumulative")), 0.0);
+    EXPECT_EQ(num(v, total("count/cumulative-internal")), 1.0);
+    EXPECT_EQ(num(v, total("count/cumulative-phases")), 1.0);  // phases count every activation
+    EXPECT_GE(num(v, total("time/cumulative-internal")), 0.99e6);
+    EXPECT_LE(num(v, total("time/cumulative-internal")), num(v, total("time/overall")));
+
+    weft::post([&ran] {
+        spin_for(1ms);
+        ran.fetch_add(1, std::memory_order_relaxed);
+    });
+    rt.wait();
+    v = eval(set);
+    EXPECT_EQ(num(v, total("count/cumulative")), 1.0);
+    EXPECT_EQ(num(v, total("count/cumulative-internal")), 0.0);
+    EXPECT_EQ(num(v, total("time/cumulative-internal")), 0.0);
+    EXPECT_GE(num(v, total("time/cumulative")), 0.99e6);
+}
+
 TEST(counters_definitions, a_suspended_task_is_counted_and_adds_a_phase) {
     weft::runtime rt(config("single", 1));
     wc::counter_set set = wc::query({"/threads/count/instantaneous/suspended", "/threads/count/instantaneous/active",

@@ -180,6 +180,10 @@ void report_discarded_exception(const char* why) noexcept;
 /// A next unique task id (per process).
 std::uint64_t next_task_id() noexcept;
 
+/// Called by a runtime-internal task as its last act (see post_internal): counts it on
+/// the worker it finishes on.
+void count_internal_task_finished() noexcept;
+
 /// One party waiting for a notification: a suspended task, a blocked OS thread, or a
 /// callback (a continuation that runs or schedules itself when notified).
 struct waiter {
