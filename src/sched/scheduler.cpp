@@ -112,9 +112,10 @@ void begin_phase(worker* w, task* t, bool resumed, std::uint64_t now) noexcept {
     w->phase_internal = (t->flags & task_flag_internal) != 0;
     if (now == 0) return;
     w->phase_start = now;
-    // relaxed: ordered for readers by the release in end_phase (a sequence lock). The
-    // low bit says whether the phase is a runtime-internal task's.
-    w->stats.open_phase.store(now << 1 | (w->phase_internal ? 1u : 0u), std::memory_order_relaxed);
+    // release: a reader that sees this phase open also sees the sums of the phases
+    // before it (a sequence lock, see end_phase; a plain mov on x86). The low bit says
+    // whether the phase is a runtime-internal task's.
+    w->stats.open_phase.store(now << 1 | (w->phase_internal ? 1u : 0u), std::memory_order_release);
     if (const std::uint64_t q = t->queued_at; q != 0) {
         t->queued_at = 0;
         const std::uint64_t waited = now > q ? now - q : 0;  // another core's clock may lag a little
