@@ -54,38 +54,20 @@ void post(const task_attributes& attributes, F&& f, Args&&... args) {
 }
 
 namespace detail {
-/// A runtime helper task's block: counts itself as internal before it finishes.
-template <class F>
-struct internal_block : task {
-    bound_call<F> call;
-
-    template <class F2>
-    explicit internal_block(F2&& f) : call(std::forward<F2>(f)) {
-        invoke = &run;
-    }
-
-    static void run(task* self) noexcept {
-        auto* b = static_cast<internal_block*>(self);
-        try {
-            b->call();
-        } catch (...) {
-            terminate_on_unhandled_exception(b);
-        }
-        destroy_block(b);
-        // Before the loop publishes the finish, so no reading ever sees it as an
-        // application task.
-        count_internal_task_finished();
-    }
-};
-
 /// post() for the runtime's own helper tasks: flagged task_flag_internal, so that the
 /// counters keep them out of the application's task count and time (seed 000 §5.3).
 template <class F>
     requires std::is_invocable_v<std::decay_t<F>>
 void post_internal(const char* name, F&& f) {
-    using block = internal_block<F>;
+    // The task counts itself as internal as its last act, before the loop publishes its
+    // finish, so that no reading ever sees it as an application task.
+    auto body = [fn = std::forward<F>(f)]() mutable {
+        fn();
+        count_internal_task_finished();
+    };
+    using block = post_block<decltype(body)>;
     worker_hot* w = current_worker_hot();
-    block* b = make_block_on<block>(w, std::forward<F>(f));
+    block* b = make_block_on<block>(w, std::move(body));
     b->name = name;
     b->flags = static_cast<std::uint8_t>(b->flags | task_flag_internal);
     spawn_block(w, b);
