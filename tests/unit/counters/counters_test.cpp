@@ -300,6 +300,42 @@ TEST(counters_definitions, internal_tasks_are_kept_out_of_the_application_counts
     EXPECT_GE(num(v, total("time/cumulative")), 0.99e6);
 }
 
+// A chain of async continuations, built before its head is released: each link readies
+// the next as its last act, so the loop runs links 2..n from the bypass slot, where the
+// open phase runs on without a clock read. Every link must still count as a task and a
+// phase, and the chain's time must all be task time.
+TEST(counters_definitions, a_bypass_chain_counts_every_link_and_its_time) {
+    constexpr int n = 12;
+    weft::runtime rt(config("single", 1));
+    wc::counter_set set = wc::query({"/threads/count/cumulative", "/threads/count/cumulative-phases",
+                                     "/threads/time/cumulative", "/threads/time/overall",
+                                     "/threads/time/cumulative-internal"});
+    std::atomic<int> ran{0};
+    weft::promise<void> gate;
+    weft::future<void> chain = gate.get_future().then(weft::launch::async, [&ran](weft::future<void>&& f) {
+        f.get();
+        spin_for(1ms);
+        ran.fetch_add(1, std::memory_order_relaxed);
+    });
+    for (int i = 1; i < n; ++i)
+        chain = chain.then(weft::launch::async, [&ran](weft::future<void>&& f) {
+            f.get();
+            spin_for(1ms);
+            ran.fetch_add(1, std::memory_order_relaxed);
+        });
+    gate.set_value();
+    chain.get();
+    rt.wait();
+    ASSERT_EQ(ran.load(), n);
+    const values v = eval(set);
+    EXPECT_EQ(num(v, total("count/cumulative")), n);
+    EXPECT_EQ(num(v, total("count/cumulative-phases")), n);
+    const double cumulative = num(v, total("time/cumulative"));
+    EXPECT_GE(cumulative, 0.99 * n * 1e6);
+    EXPECT_LE(cumulative, num(v, total("time/overall")));
+    EXPECT_EQ(num(v, total("time/cumulative-internal")), 0.0);
+}
+
 TEST(counters_definitions, a_suspended_task_is_counted_and_adds_a_phase) {
     weft::runtime rt(config("single", 1));
     wc::counter_set set = wc::query({"/threads/count/instantaneous/suspended", "/threads/count/instantaneous/active",

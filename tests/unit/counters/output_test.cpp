@@ -723,7 +723,7 @@ TEST_F(output_test, trace_is_json_with_nested_phases_per_worker) {
     weft::runtime_config cfg = config("local-priority", 2);
     cfg.trace_file = out.string();
     cfg.counter_timing = false;  // a trace turns timing on
-    constexpr int waiters = 8, posts = 300;
+    constexpr int waiters = 8, posts = 300, links = 20;
     static const char weird[] = "we\"ird\\name\n\x01";
     {
         weft::runtime rt(cfg);
@@ -739,6 +739,18 @@ TEST_F(output_test, trace_is_json_with_nested_phases_per_worker) {
         for (int i = 0; i < posts; ++i) weft::post([] { spin_for(5us); });
         auto tree = weft::async(fork_tree, 6);
         auto named = weft::async(weft::task_attributes{weft::task_priority::normal, weird}, [] { return 1; });
+        // A continuation chain whose links run from the bypass slot: with a trace, each
+        // link still has a phase of its own.
+        weft::promise<void> gate;
+        weft::future<void> chain = gate.get_future();
+        for (int i = 0; i < links; ++i)
+            chain = chain.then(weft::launch::async(weft::task_attributes{weft::task_priority::normal, "link"}),
+                               [](weft::future<void>&& f) {
+                f.get();
+                spin_for(2us);
+            });
+        gate.set_value();
+        chain.get();
         for (int i = 0; i < waiters; ++i) EXPECT_EQ(fs_[i].get(), i);
         EXPECT_EQ(tree.get(), 64);
         EXPECT_EQ(named.get(), 1);
@@ -752,8 +764,9 @@ TEST_F(output_test, trace_is_json_with_nested_phases_per_worker) {
     EXPECT_EQ(st.resumed_begins, st.suspended_ends) << "every suspension is followed by one resumption";
     EXPECT_EQ(st.begins_by_name["waiter"], 2u * waiters) << "a waiter runs in two phases";
     EXPECT_EQ(st.begins_by_name[weird], 1u);
+    EXPECT_EQ(st.begins_by_name["link"], static_cast<std::size_t>(links));
     // Tasks posted from outside never run inline: each has its own phase.
-    EXPECT_GE(st.task_begins - st.resumed_begins, static_cast<std::size_t>(waiters + posts + 2));
+    EXPECT_GE(st.task_begins - st.resumed_begins, static_cast<std::size_t>(waiters + posts + links + 2));
     EXPECT_EQ(st.finished_ends + st.suspended_ends, st.task_begins);
     EXPECT_GE(st.counters, 1u);  // the counter tracks are sampled at least at exit
 }
