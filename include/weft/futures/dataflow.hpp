@@ -101,9 +101,12 @@ private:
 /// result). `f` receives the futures themselves, ready (wrap it in weft::unwrapping to
 /// receive values); other arguments are decay-copied and passed through. Returns the
 /// future of f's result, unwrapped if f returns a future. A seed 000 §1.8 LCO.
+/// @throws weft::future_error (no_state) if a future argument has no shared state,
+/// naming the argument; nothing is moved from then.
 template <launch_policy P, class F, class... Args>
     requires std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
 auto dataflow(P&& policy, F&& f, Args&&... args) {
+    detail::require_states("weft::dataflow", args...);
     using block = detail::dataflow_block<std::remove_cvref_t<P>, std::decay_t<F>, std::decay_t<Args>...>;
     using R = typename detail::unwrapped_value<detail::dataflow_raw_t<std::decay_t<F>, std::decay_t<Args>...>>::type;
     block* b = detail::make_block<block>(policy, std::forward<F>(f), std::forward<Args>(args)...);

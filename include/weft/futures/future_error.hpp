@@ -11,6 +11,9 @@ namespace weft {
 class future_error : public std::future_error {
 public:
     explicit future_error(std::future_errc code) : std::future_error(code), message_(describe(code)) {}
+    /// As above, the message preceded by `where` (the call and the argument at fault).
+    future_error(std::future_errc code, const std::string& where)
+        : std::future_error(code), message_(where + ": " + describe(code)) {}
     const char* what() const noexcept override { return message_.c_str(); }
 
 private:

@@ -74,24 +74,30 @@ using stored_future_t = std::remove_cvref_t<F>;
 /// A future of every input, returned as they are (ready) once all of them are ready:
 /// `when_all(f1, f2)` gives future<std::tuple<future<A>, future<B>>>. future arguments
 /// are moved in, shared_futures copied. Exceptions stay inside the inputs.
+/// @throws weft::future_error (no_state) if an input has no shared state (nothing is
+/// moved from then).
 template <class... Fs>
     requires(detail::is_future_v<Fs> && ...)
 future<std::tuple<detail::stored_future_t<Fs>...>> when_all(Fs&&... fs) {
+    detail::require_states("weft::when_all", fs...);
     using S = std::tuple<detail::stored_future_t<Fs>...>;
     return detail::make_when_all<S, sizeof...(Fs) + 1>(S(std::forward<Fs>(fs)...), sizeof...(Fs));
 }
 
 /// The range form: future<std::vector<F>> of the futures in [first, last) (moved out
-/// for futures, copied for shared_futures).
+/// for futures, copied for shared_futures). @throws weft::future_error (no_state) if
+/// an input has no shared state; with a forward range, nothing is moved from then.
 template <std::input_iterator It>
     requires detail::is_future_v<std::iter_value_t<It>>
 future<std::vector<std::iter_value_t<It>>> when_all(It first, It last) {
     using F = std::iter_value_t<It>;
+    if constexpr (std::forward_iterator<It>) detail::require_states_in("weft::when_all", first, last);
     std::vector<F> v;
     for (; first != last; ++first) {
         if constexpr (std::is_copy_constructible_v<F>) v.push_back(*first);
         else v.push_back(std::move(*first));
     }
+    if constexpr (!std::forward_iterator<It>) detail::require_states_in("weft::when_all", v.begin(), v.end());
     const std::size_t n = v.size();
     return detail::make_when_all<std::vector<F>, 0>(std::move(v), n);
 }

@@ -81,6 +81,58 @@ TEST_P(when_test, when_each_calls_once_per_input_and_reports_errors) {
     EXPECT_THROW(failing.get(), std::runtime_error);
 }
 
+// A future without a shared state (default-constructed or moved from) given to a
+// combinator is misuse: it must throw no_state at the call, naming the argument, and
+// never return a future that waits for it forever.
+TEST_P(when_test, an_input_without_a_state_is_refused_at_the_call) {
+    const auto message_of = [](auto&& call) -> std::string {
+        try {
+            call();
+        } catch (const weft::future_error& e) {
+            EXPECT_EQ(e.code(), std::future_errc::no_state);
+            return e.what();
+        }
+        ADD_FAILURE() << "no weft::future_error thrown";
+        return "";
+    };
+    const auto contains = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
+    weft::shared_future<int> ready = weft::make_ready_future(1).share();
+    weft::shared_future<int> empty;
+    const auto add = [](weft::shared_future<int> a, int b, weft::shared_future<int> c) { return a.get() + b + c.get(); };
+
+    std::string m = message_of([&] { (void)weft::dataflow(add, ready, 2, empty); });
+    EXPECT_TRUE(contains(m, "weft::dataflow: argument 3 of 3")) << m;
+    EXPECT_TRUE(contains(m, "no shared state")) << m;
+    m = message_of([&] { (void)weft::dataflow(weft::launch::sync, add, empty, 2, ready); });
+    EXPECT_TRUE(contains(m, "argument 1 of 3")) << m;
+    m = message_of([&] { (void)weft::dataflow(weft::launch::deferred, add, ready, 2, empty); });
+    EXPECT_TRUE(contains(m, "argument 3 of 3")) << m;
+
+    // when_all: nothing is moved out of the caller's futures when one is refused.
+    weft::future<int> valid = weft::make_ready_future(7);
+    weft::future<int> moved_from = weft::make_ready_future(8);
+    (void)std::move(moved_from).get();
+    m = message_of([&] { (void)weft::when_all(std::move(valid), std::move(moved_from)); });
+    EXPECT_TRUE(contains(m, "weft::when_all: argument 2 of 2")) << m;
+    ASSERT_TRUE(valid.valid());
+    std::vector<weft::future<int>> range;
+    range.push_back(std::move(valid));
+    range.emplace_back();
+    m = message_of([&] { (void)weft::when_all(range); });
+    EXPECT_TRUE(contains(m, "weft::when_all: the future at position 1 of the range")) << m;
+    ASSERT_TRUE(range[0].valid());
+    EXPECT_EQ(range[0].get(), 7);
+
+    // The other combinators refuse it too.
+    EXPECT_EQ(message_of([&] { (void)weft::when_any(ready, empty); }).empty(), false);
+    EXPECT_EQ(message_of([&] { (void)weft::when_some(1, ready, empty); }).empty(), false);
+    EXPECT_EQ(message_of([&] { (void)weft::wait_any(ready, empty); }).empty(), false);
+    EXPECT_EQ(message_of([&] { weft::wait_all(ready, empty); }).empty(), false);
+    EXPECT_EQ(message_of([&] { (void)weft::when_each([](weft::shared_future<int>) {}, ready, empty); }).empty(), false);
+    // The valid inputs were left usable.
+    EXPECT_EQ(ready.get(), 1);
+}
+
 TEST_P(when_test, split_future_tuple_and_array) {
     auto [a, b] = weft::split_future(weft::async([] { return std::make_tuple(std::make_unique<int>(1), std::string("b")); }));
     EXPECT_EQ(*a.get(), 1);

@@ -5,6 +5,7 @@
 #include <weft/futures/future.hpp>
 
 #include <cstddef>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -37,6 +38,34 @@ template <class A>
 shared_state_base* state_if_future(const A& a) noexcept {
     if constexpr (is_future_v<A>) return state_of(a);
     else return nullptr;
+}
+
+/// Throws future_error (no_state) naming `call` and the position of the first future
+/// argument without a shared state (default-constructed or moved from): a combinator
+/// given one would otherwise wait for it forever. Checked before anything is moved.
+template <class... As>
+void require_states(const char* call, const As&... as) {
+    std::size_t position = 0;
+    [[maybe_unused]] const auto check = [&](const auto& a) {
+        ++position;
+        if constexpr (is_future_v<std::remove_cvref_t<decltype(a)>>) {
+            if (!a.valid())
+                throw weft::future_error(std::future_errc::no_state, std::string(call) + ": argument " +
+                                                                         std::to_string(position) + " of " +
+                                                                         std::to_string(sizeof...(As)));
+        }
+    };
+    (check(as), ...);
+}
+
+/// As require_states, for the futures in [first, last) (a multi-pass range).
+template <class It>
+void require_states_in(const char* call, It first, It last) {
+    for (std::size_t position = 0; first != last; ++first, ++position)
+        if (!first->valid())
+            throw weft::future_error(std::future_errc::no_state,
+                                     std::string(call) + ": the future at position " + std::to_string(position) +
+                                         " of the range");
 }
 
 /// Number of future / shared_future types among Ts.
