@@ -102,14 +102,25 @@ int main(int argc, char** argv) {
 
         const auto start = std::chrono::steady_clock::now();
         std::vector<weft::shared_future<partition>> next(parts);
+        // U[j] is read by partitions j-1, j and j+1 of the next step. Its last reader (in
+        // the order the loop below builds them) takes it out of U instead of a copy, so
+        // the loop keeps no reference of its own and each partition is freed as soon as
+        // its three readers have run: memory stays small and warm. U[j] is last read by
+        // partition j+1, except U[0], U[n-2] and U[n-1], all last read by partition n-1.
+        const auto input = [&U, parts](std::size_t j, bool last_read) {
+            return last_read && parts >= 3 ? std::move(U[j]) : U[j];
+        };
         for (std::size_t t = 0; t < nt; ++t) {
             for (std::size_t i = 0; i < parts; ++i) {
+                const bool last = i + 1 == parts;
                 const std::size_t left = i == 0 ? parts - 1 : i - 1;
-                const std::size_t right = i + 1 == parts ? 0 : i + 1;
-                // Runs heat_part once U[left], U[i] and U[right] are ready; unwrapping
-                // hands it their values. Each dataflow lets go of its inputs as soon as it
-                // has run, so only the steps still being computed stay in memory.
-                next[i] = weft::dataflow(weft::unwrapping(heat_part), U[left], U[i], U[right]).share();
+                const std::size_t right = last ? 0 : i + 1;
+                auto l = input(left, i >= 2);
+                auto m = input(i, last);
+                auto r = input(right, last);
+                // Runs heat_part once the three are ready; unwrapping hands it their
+                // values. Each dataflow lets go of its inputs as soon as it has run.
+                next[i] = weft::dataflow(weft::unwrapping(heat_part), std::move(l), std::move(m), std::move(r)).share();
             }
             U.swap(next);  // the whole graph is built ahead; the tasks run as it grows
         }

@@ -60,15 +60,44 @@ inline std::vector<shared_partition> make_partitions(const problem& p, const std
     return U;
 }
 
+/// The inputs of partition i's next step, U[i-1], U[i] and U[i+1] on the ring of n, each
+/// moved out of U at its last use in the order i = 0, 1, ..., n-1 and copied before: U[j]
+/// for 1 <= j <= n-3 is last used as the left input of j+1; U[n-2], U[n-1] and U[0] are
+/// last used by partition n-1. The builder then drops no reference of its own, a release that would
+/// touch a state's cache line last written by the worker that set it; each reference
+/// goes to a task, which lets go of it on the worker that read the state. Rings of fewer
+/// than 3 partitions, where one future is several inputs of one call, are copied.
+inline void step_inputs(std::vector<shared_partition>& U, std::size_t i, shared_partition& l, shared_partition& m,
+                        shared_partition& r) {
+    const std::size_t n = U.size();
+    const std::size_t left = i == 0 ? n - 1 : i - 1, right = i + 1 == n ? 0 : i + 1;
+    if (n < 3 || i <= 1) {
+        l = U[left];
+        m = U[i];
+        r = U[right];
+    } else if (i + 1 < n) {
+        l = std::move(U[left]);
+        m = U[i];
+        r = U[right];
+    } else {
+        l = std::move(U[left]);
+        m = std::move(U[i]);
+        r = std::move(U[right]);
+    }
+}
+
 /// p.nt steps from U, U[i] of step t+1 = dataflow(heat_step, U[i-1], U[i], U[i+1]) of
 /// step t: one task builds the whole graph up front, then waits for the last step (HPX's
 /// 1d_stencil_4). Returns with U holding the last step, every partition ready.
 inline void run_steps(const problem& p, std::vector<shared_partition>& U) {
     weft::async([&] {
         std::vector<shared_partition> next(U.size());
+        shared_partition l, m, r;
         for (unsigned t = 0; t < p.nt; ++t) {
-            for (std::size_t i = 0; i < U.size(); ++i)
-                next[i] = weft::dataflow(heat_step, U[p.left(i)], U[i], U[p.right(i)]).share();
+            for (std::size_t i = 0; i < U.size(); ++i) {
+                step_inputs(U, i, l, m, r);
+                next[i] = weft::dataflow(heat_step, std::move(l), std::move(m), std::move(r)).share();
+            }
             U.swap(next);
         }
         for (const auto& f : U) f.wait();
