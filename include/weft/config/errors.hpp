@@ -29,13 +29,17 @@ public:
     using error::error;
 };
 
-/// Thrown by task_group::wait when more than one of its tasks threw: holds every
-/// exception, in the order the tasks finished. (A single exception is rethrown as is.)
+/// Thrown by task_group::wait when more than one of its tasks threw, and by the parallel
+/// algorithms when element functions threw: holds every exception, in the order they
+/// were caught.
 class exception_list : public error {
 public:
     explicit exception_list(std::vector<std::exception_ptr> list)
         : error(std::to_string(list.size()) + " tasks of a weft::task_group threw"),
           list_(std::move(list)) {}
+    /// With a message of the thrower's own.
+    exception_list(std::vector<std::exception_ptr> list, const std::string& what)
+        : error(what), list_(std::move(list)) {}
     const std::vector<std::exception_ptr>& exceptions() const noexcept { return list_; }
     std::size_t size() const noexcept { return list_.size(); }
 

@@ -1,0 +1,52 @@
+// weft::copy and weft::copy_n with an execution policy.
+#pragma once
+
+#include <weft/algorithms/detail/loop.hpp>
+
+#include <iterator>
+#include <ranges>
+#include <utility>
+
+namespace weft {
+
+/// Copies [first, last) to d_first (the ranges must not overlap); returns the end of the
+/// output (a future of it for a task policy). @throws weft::exception_list.
+template <execution::execution_policy P, std::forward_iterator In, std::forward_iterator Out>
+    requires std::indirectly_copyable<In, Out>
+auto copy(P&& policy, In first, In last, Out d_first) {
+    return detail::algo::dispatch(policy, [first, last, d_first](const auto& p) {
+        const std::size_t n = detail::algo::count_of(first, last);
+        const auto in = detail::algo::index_of<decltype(p)>(first, n);
+        const auto out = detail::algo::index_of<decltype(p)>(d_first, n);
+        detail::algo::run_loop(p, n, [&](std::size_t b, std::size_t e) {
+            In i = in(b);
+            for (Out o = out(b); b != e; ++b, ++i, ++o) *o = *i;
+        }, "weft::copy");
+        return std::next(d_first, static_cast<std::iter_difference_t<Out>>(n));
+    });
+}
+
+/// copy over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, std::forward_iterator Out>
+    requires std::ranges::common_range<R> && std::indirectly_copyable<std::ranges::iterator_t<R>, Out>
+auto copy(P&& policy, R&& r, Out d_first) {
+    return weft::copy(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), d_first);
+}
+
+/// Copies the n elements from first to d_first; returns d_first + n (n <= 0: nothing).
+template <execution::execution_policy P, std::forward_iterator In, std::integral Size, std::forward_iterator Out>
+    requires std::indirectly_copyable<In, Out>
+auto copy_n(P&& policy, In first, Size count, Out d_first) {
+    return detail::algo::dispatch(policy, [first, count, d_first](const auto& p) {
+        const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
+        const auto in = detail::algo::index_of<decltype(p)>(first, n);
+        const auto out = detail::algo::index_of<decltype(p)>(d_first, n);
+        detail::algo::run_loop(p, n, [&](std::size_t b, std::size_t e) {
+            In i = in(b);
+            for (Out o = out(b); b != e; ++b, ++i, ++o) *o = *i;
+        }, "weft::copy_n");
+        return std::next(d_first, static_cast<std::iter_difference_t<Out>>(n));
+    });
+}
+
+}  // namespace weft

@@ -1,0 +1,121 @@
+// weft::reduce and weft::transform_reduce with an execution policy: each chunk reduces
+// its elements, then the chunk results are combined in the order of the range (so a
+// floating-point result does not depend on which worker ran which chunk).
+#pragma once
+
+#include <weft/algorithms/detail/loop.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <iterator>
+#include <mutex>
+#include <optional>
+#include <ranges>
+#include <utility>
+#include <vector>
+
+namespace weft {
+namespace detail::algo {
+
+/// Reduces [0, n) with `op` from `init`: partial(b, e) reduces one chunk [b, e)
+/// (std::reduce's freedom to regroup is used only at chunk boundaries).
+template <class Policy, class T, class Op, class Partial>
+T reduce_chunks(const Policy& p, std::size_t n, T init, Op& op, Partial&& partial, const char* algorithm) {
+    std::mutex m;
+    std::vector<std::pair<std::size_t, T>> partials;
+    run_loop(p, n, [&](std::size_t b, std::size_t e) {
+        T acc = partial(b, e);
+        std::lock_guard lock(m);
+        partials.emplace_back(b, std::move(acc));
+    }, algorithm);
+    std::sort(partials.begin(), partials.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [at, v] : partials) init = std::invoke(op, std::move(init), std::move(v));
+    return init;
+}
+
+}  // namespace detail::algo
+
+/// Reduces [first, last) with `op` (associative and commutative, as for std::reduce),
+/// starting from init. Returns the result (a future of it for a task policy).
+/// @throws weft::exception_list.
+template <execution::execution_policy P, std::forward_iterator It, class T, class Op>
+    requires std::is_invocable_r_v<T, Op&, T, std::iter_reference_t<It>>
+auto reduce(P&& policy, It first, It last, T init, Op op) {
+    return detail::algo::dispatch(policy, [first, last, init, op](const auto& p) mutable {
+        const std::size_t n = detail::algo::count_of(first, last);
+        const auto at = detail::algo::index_of<decltype(p)>(first, n);
+        return detail::algo::reduce_chunks(p, n, std::move(init), op, [&](std::size_t b, std::size_t e) {
+            It it = at(b);
+            T acc = *it;
+            for (++b, ++it; b != e; ++b, ++it) acc = std::invoke(op, std::move(acc), *it);
+            return acc;
+        }, "weft::reduce");
+    });
+}
+
+/// reduce with std::plus<>.
+template <execution::execution_policy P, std::forward_iterator It, class T>
+auto reduce(P&& policy, It first, It last, T init) {
+    return weft::reduce(std::forward<P>(policy), first, last, std::move(init), std::plus<>());
+}
+
+/// reduce with std::plus<> from a value-initialized element type.
+template <execution::execution_policy P, std::forward_iterator It>
+auto reduce(P&& policy, It first, It last) {
+    return weft::reduce(std::forward<P>(policy), first, last, std::iter_value_t<It>{}, std::plus<>());
+}
+
+/// reduce over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class T, class Op = std::plus<>>
+    requires std::ranges::common_range<R>
+auto reduce(P&& policy, R&& r, T init, Op op = {}) {
+    return weft::reduce(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(init),
+                        std::move(op));
+}
+
+/// Reduces transform(*it) for it in [first, last) with `reduce_op`, from init.
+template <execution::execution_policy P, std::forward_iterator It, class T, class ReduceOp, class TransformOp>
+    requires std::is_invocable_v<TransformOp&, std::iter_reference_t<It>>
+auto transform_reduce(P&& policy, It first, It last, T init, ReduceOp reduce_op, TransformOp transform_op) {
+    return detail::algo::dispatch(policy, [first, last, init, reduce_op, transform_op](const auto& p) mutable {
+        const std::size_t n = detail::algo::count_of(first, last);
+        const auto at = detail::algo::index_of<decltype(p)>(first, n);
+        return detail::algo::reduce_chunks(p, n, std::move(init), reduce_op, [&](std::size_t b, std::size_t e) {
+            It it = at(b);
+            T acc = std::invoke(transform_op, *it);
+            for (++b, ++it; b != e; ++b, ++it) acc = std::invoke(reduce_op, std::move(acc), std::invoke(transform_op, *it));
+            return acc;
+        }, "weft::transform_reduce");
+    });
+}
+
+/// Reduces transform_op(first1[i], first2[i]) for the elements of [first1, last1) with
+/// `reduce_op`, from init.
+template <execution::execution_policy P, std::forward_iterator It1, std::forward_iterator It2, class T,
+          class ReduceOp, class TransformOp>
+    requires std::is_invocable_v<TransformOp&, std::iter_reference_t<It1>, std::iter_reference_t<It2>>
+auto transform_reduce(P&& policy, It1 first1, It1 last1, It2 first2, T init, ReduceOp reduce_op,
+                      TransformOp transform_op) {
+    return detail::algo::dispatch(policy, [first1, last1, first2, init, reduce_op, transform_op](const auto& p) mutable {
+        const std::size_t n = detail::algo::count_of(first1, last1);
+        const auto a = detail::algo::index_of<decltype(p)>(first1, n);
+        const auto b = detail::algo::index_of<decltype(p)>(first2, n);
+        return detail::algo::reduce_chunks(p, n, std::move(init), reduce_op, [&](std::size_t lo, std::size_t hi) {
+            It1 i = a(lo);
+            It2 j = b(lo);
+            T acc = std::invoke(transform_op, *i, *j);
+            for (++lo, ++i, ++j; lo != hi; ++lo, ++i, ++j)
+                acc = std::invoke(reduce_op, std::move(acc), std::invoke(transform_op, *i, *j));
+            return acc;
+        }, "weft::transform_reduce");
+    });
+}
+
+/// The inner product: transform_reduce with std::plus<> and std::multiplies<>.
+template <execution::execution_policy P, std::forward_iterator It1, std::forward_iterator It2, class T>
+auto transform_reduce(P&& policy, It1 first1, It1 last1, It2 first2, T init) {
+    return weft::transform_reduce(std::forward<P>(policy), first1, last1, first2, std::move(init), std::plus<>(),
+                                  std::multiplies<>());
+}
+
+}  // namespace weft
