@@ -29,7 +29,22 @@ T reduce_chunks(const Policy& p, std::size_t n, T init, Op& op, Partial&& partia
         partials.emplace_back(b, std::move(acc));
     }, algorithm);
     std::sort(partials.begin(), partials.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [at, v] : partials) init = std::invoke(op, std::move(init), std::move(v));
+    // The combining calls of op are element-function calls too: their exception reaches
+    // the caller the same way.
+    auto combine = [&] {
+        for (auto& [at, v] : partials) init = std::invoke(op, std::move(init), std::move(v));
+    };
+    if constexpr (std::remove_cvref_t<Policy>::kind::unsequenced) {
+        [&]() noexcept { combine(); }();  // as for the chunks: an exception terminates
+    } else {
+        error_sink errors;
+        try {
+            combine();
+        } catch (...) {
+            errors.add(std::current_exception());
+        }
+        errors.rethrow(algorithm);
+    }
     return init;
 }
 
