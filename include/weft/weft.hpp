@@ -1,6 +1,7 @@
 // weft: the umbrella header for users (weft's own code never includes it).
 #pragma once
 
+#include <weft/algorithms.hpp>
 #include <weft/config/errors.hpp>
 #include <weft/counters/counters.hpp>
 #include <weft/futures/coroutine.hpp>

@@ -65,7 +65,9 @@ inline void require_positive(std::size_t v, const char* what) {
 }  // namespace detail
 
 /// Chunks of a fixed size, dealt to the agents in turn (OpenMP schedule(static, c)).
-/// Without a size, one contiguous chunk per core (OpenMP schedule(static)).
+/// Without a size, one contiguous chunk per core (OpenMP schedule(static)). As in
+/// OpenMP, the split is fixed; unlike OpenMP's, the agents are tasks that any idle worker
+/// may take, so a chunk need not run on the same worker from one call to the next.
 class static_chunk_size {
 public:
     constexpr static_chunk_size() noexcept = default;

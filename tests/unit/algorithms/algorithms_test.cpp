@@ -233,9 +233,42 @@ TEST_P(algorithms_test, task_policies_return_at_once_and_run_in_a_task) {
     EXPECT_EQ(s.get(), 1000);
 }
 
+// Called from the test's own thread (not a worker), a par algorithm runs on the workers
+// only: the calling thread waits instead of taking chunks.
+TEST_P(algorithms_test, par_called_from_outside_runs_on_the_workers) {
+    std::vector<int> v(10'000);
+    std::atomic<int> outside{0};
+    weft::for_each(ex::par.with(ex::dynamic_chunk_size(1)), v.begin(), v.end(), [&outside](int& x) {
+        if (weft::this_task::worker_index() < 0) outside.fetch_add(1);
+        x = 1;
+    });
+    EXPECT_EQ(outside.load(), 0);
+    EXPECT_EQ(std::count(v.begin(), v.end(), 1), 10'000);
+}
+
 TEST_P(algorithms_test, a_bad_range_is_refused) {
     std::vector<int> v(10);
     EXPECT_THROW(weft::for_each(ex::par, v.end(), v.begin(), [](int) {}), weft::error);
+}
+
+}  // namespace
+
+namespace {
+
+// The unsequenced policies may interleave element functions on one thread, so an
+// exception cannot be delivered: the standard says std::terminate, and so does weft.
+TEST(algorithms_death, an_exception_under_par_unseq_or_unseq_terminates) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const auto run = [](auto policy) {
+        weft::runtime_config cfg;
+        cfg.threads = 2;
+        cfg.bind = false;
+        weft::runtime rt(cfg);
+        std::vector<int> v(1000);
+        weft::for_each(policy, v.begin(), v.end(), [](int) { throw std::runtime_error("vectorized"); });
+    };
+    EXPECT_DEATH(run(ex::par_unseq), "");
+    EXPECT_DEATH(run(ex::unseq), "");
 }
 
 }  // namespace

@@ -232,6 +232,13 @@ decltype(auto) dispatch(const Policy& policy, Run&& run) {
         auto job = [sync, r = std::forward<Run>(run)]() mutable { return r(sync); };
         if constexpr (std::is_same_v<typename P::executor_type, ex::sequenced_executor>) return weft::async(std::move(job));
         else return ex::async_execute(policy.executor(), std::move(job));
+    } else if constexpr (P::kind::parallel && std::is_same_v<typename P::executor_type, ex::parallel_executor>) {
+        // Called from a thread that is not a weft worker (main, say): that thread would
+        // run a share of the chunks itself, unbound, while a worker idles. Run the whole
+        // algorithm as a task instead and wait for it.
+        if (weft::this_task::worker_index() < 0 && weft::num_workers() > 0)
+            return weft::async(policy.executor().attributes(), [&policy, &run] { return run(policy); }).get();
+        return std::forward<Run>(run)(policy);
     } else {
         return std::forward<Run>(run)(policy);
     }
