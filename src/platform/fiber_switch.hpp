@@ -15,6 +15,7 @@ extern "C" {
 void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
 void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
                                      std::size_t* size_old);
+void __asan_unpoison_memory_region(void const volatile* addr, std::size_t size);
 }
 #endif
 #if WEFT_HAVE_TSAN
@@ -45,6 +46,15 @@ struct fiber_identity {
         size = s.size;
 #if WEFT_HAVE_TSAN
         if (tsan_fiber == nullptr) tsan_fiber = __tsan_create_fiber(0);
+#endif
+    }
+    /// Called before a stack starts a new life: frames abandoned on it (a stack left for
+    /// good by a switch, never unwound) leave ASan's redzone poison behind, which an
+    /// uninstrumented callee of the next life (libc writing a local through an ASan
+    /// interceptor) would trip over. Clears it.
+    void clear_stale_poison() const noexcept {
+#if WEFT_HAVE_ASAN
+        __asan_unpoison_memory_region(bottom, size);
 #endif
     }
     void init_for_current_thread() noexcept {

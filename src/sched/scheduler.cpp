@@ -490,6 +490,7 @@ context* scheduler::fresh_context(worker* w) {
         ++contexts_count_;
     }
     c->fiber.asan_fake_stack = nullptr;
+    c->fiber.clear_stale_poison();
     c->fctx = bctx::make_fcontext(c->stk.top(), c->stk.size, context_entry);
     return c;
 }

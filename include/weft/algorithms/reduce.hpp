@@ -17,10 +17,11 @@
 namespace weft {
 namespace detail::algo {
 
-/// Reduces [0, n) with `op` from `init`: partial(b, e) reduces one chunk [b, e)
-/// (std::reduce's freedom to regroup is used only at chunk boundaries).
-template <class Policy, class T, class Op, class Partial>
-T reduce_chunks(const Policy& p, std::size_t n, T init, Op& op, Partial&& partial, const char* algorithm) {
+/// Runs partial(b, e) -> T on every chunk [b, e) of [0, n) and returns the results in
+/// range order, each with its chunk's first index.
+template <class T, class Policy, class Partial>
+std::vector<std::pair<std::size_t, T>> chunk_results(const Policy& p, std::size_t n, Partial&& partial,
+                                                     const char* algorithm) {
     std::mutex m;
     std::vector<std::pair<std::size_t, T>> partials;
     run_loop(p, n, [&](std::size_t b, std::size_t e) {
@@ -29,22 +30,34 @@ T reduce_chunks(const Policy& p, std::size_t n, T init, Op& op, Partial&& partia
         partials.emplace_back(b, std::move(acc));
     }, algorithm);
     std::sort(partials.begin(), partials.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    // The combining calls of op are element-function calls too: their exception reaches
-    // the caller the same way.
-    auto combine = [&] {
-        for (auto& [at, v] : partials) init = std::invoke(op, std::move(init), std::move(v));
-    };
+    return partials;
+}
+
+/// Calls `f` as an element function outside the chunks (combining their results): an
+/// exception reaches the caller as the chunks' do.
+template <class Policy, class F>
+void call_element_function(const char* algorithm, F&& f) {
     if constexpr (std::remove_cvref_t<Policy>::kind::unsequenced) {
-        [&]() noexcept { combine(); }();  // as for the chunks: an exception terminates
+        [&]() noexcept { f(); }();  // as for the chunks: an exception terminates
     } else {
         error_sink errors;
         try {
-            combine();
+            f();
         } catch (...) {
             errors.add(std::current_exception());
         }
         errors.rethrow(algorithm);
     }
+}
+
+/// Reduces [0, n) with `op` from `init`: partial(b, e) reduces one chunk [b, e)
+/// (std::reduce's freedom to regroup is used only at chunk boundaries).
+template <class Policy, class T, class Op, class Partial>
+T reduce_chunks(const Policy& p, std::size_t n, T init, Op& op, Partial&& partial, const char* algorithm) {
+    auto partials = chunk_results<T>(p, n, std::forward<Partial>(partial), algorithm);
+    call_element_function<Policy>(algorithm, [&] {
+        for (auto& [at, v] : partials) init = std::invoke(op, std::move(init), std::move(v));
+    });
     return init;
 }
 

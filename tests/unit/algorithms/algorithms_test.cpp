@@ -1,75 +1,30 @@
-// The parallel algorithms against their std:: sequential results: every policy (seq,
+// The parallel algorithms against their std:: sequential results (for_each, fill, copy,
+// transform, reduce; forward iterators; exceptions; task policies): every policy (seq,
 // par, par_unseq, unseq and the task variants), several executors and every chunk
-// parameter, sizes 0, 1, odd and large, random-access and forward iterators; exception
-// propagation; on every scheduler policy.
-#include "support/policy_test.hpp"
-
-#include <weft/algorithms.hpp>
+// parameter, sizes 0, 1, odd and large; on every scheduler policy.
+#include "algorithms_support.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <list>
 #include <numeric>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
 
-namespace ex = weft::execution;
+using namespace weft::test::algorithms;
 using weft::test::policy_test;
 class algorithms_test : public policy_test {};
 WEFT_INSTANTIATE_FOR_ALL_POLICIES(algorithms_test);
 
-const std::size_t sizes[] = {0, 1, 2, 17, 1000, 100'003};
+}  // namespace
 
-std::vector<std::int64_t> random_values(std::size_t n, unsigned seed) {
-    std::mt19937_64 g(seed);
-    std::uniform_int_distribution<std::int64_t> d(-1000, 1000);
-    std::vector<std::int64_t> v(n);
-    for (auto& x : v) x = d(g);
-    return v;
-}
-
-// Returns the algorithm's result, waiting on the future of a task policy.
-template <class R>
-decltype(auto) result_of(R&& r) {
-    if constexpr (weft::detail::is_future_v<std::remove_cvref_t<R>>) return r.get();
-    else return std::forward<R>(r);
-}
-// Runs an algorithm call that returns nothing (or, for a task policy, a future<void>).
-template <class Call>
-void finish(Call&& call) {
-    using R = decltype(call());
-    if constexpr (weft::detail::is_future_v<R>) call().get();
-    else (void)call();
-}
-#define FINISH(...) finish([&] { return __VA_ARGS__; })
-
-// Calls check(policy, name) for each policy x executor x parameter combination.
-template <class Check>
-void for_every_policy(Check&& check) {
-    check(ex::seq, "seq");
-    check(ex::unseq, "unseq");
-    check(ex::seq(ex::task), "seq(task)");
-    check(ex::par, "par");
-    check(ex::par_unseq, "par_unseq");
-    check(ex::par(ex::task), "par(task)");
-    check(ex::par.with(ex::static_chunk_size()), "par static");
-    check(ex::par.with(ex::static_chunk_size(7)), "par static(7)");
-    check(ex::par.with(ex::dynamic_chunk_size()), "par dynamic(1)");
-    check(ex::par.with(ex::dynamic_chunk_size(100)), "par dynamic(100)");
-    check(ex::par.with(ex::guided_chunk_size(3)), "par guided(3)");
-    check(ex::par.with(ex::auto_chunk_size(std::chrono::microseconds(1))), "par auto(1us)");
-    check(ex::par.with(ex::num_cores(1)), "par num_cores(1)");
-    check(ex::par.with(ex::dynamic_chunk_size(5), ex::num_cores(2)), "par dynamic(5) cores(2)");
-    check(ex::par.on(ex::sequenced_executor{}), "par on sequenced");
-    check(ex::seq.on(ex::parallel_executor{}), "seq on parallel");
-    check(ex::par(ex::task).with(ex::guided_chunk_size()), "par(task) guided");
-}
+namespace {
 
 TEST_P(algorithms_test, for_each_and_for_each_n) {
     for (const std::size_t n : sizes) {

@@ -120,13 +120,21 @@ TEST_P(task_group_test, mixed_with_foreign_tasks_on_the_queue) {
     // A post between run and wait sits on top of the child: wait must still finish.
     const int r = in_task([] {
         std::atomic<int> n{0};
+        weft::latch posts_done(2);  // n lives on this task's stack: wait for the posts too
         weft::task_group g;
         g.run([&n] { n.fetch_add(1); });
-        weft::post([&n] { n.fetch_add(10); });
+        weft::post([&n, &posts_done] {
+            n.fetch_add(10);
+            posts_done.count_down();
+        });
         g.run([&n] { n.fetch_add(100); });
-        weft::post([&n] { n.fetch_add(1000); });
+        weft::post([&n, &posts_done] {
+            n.fetch_add(1000);
+            posts_done.count_down();
+        });
         g.wait();
         const int after_wait = n.load() % 1000 % 10 + n.load() % 1000 / 100 * 100;
+        posts_done.wait();
         return after_wait;
     });
     EXPECT_EQ(r, 101);

@@ -253,3 +253,27 @@ std::size_t count_of(It first, It last) {
 }
 
 }  // namespace weft::detail::algo
+
+namespace weft::detail::algo {
+
+/// The smallest i in [0, n) for which the chunk scanner reports a hit, or n: scan(b, e)
+/// returns the first hit in [b, e), or e. Chunks that start past the best hit found so
+/// far are skipped and a scan stops there, so a hit near the front ends the loop early.
+template <class Policy, class Scan>
+std::size_t find_first(const Policy& p, std::size_t n, Scan&& scan, const char* algorithm) {
+    // relaxed: `best` only prunes work; the result is read after the loop's join, which
+    // publishes every chunk's store.
+    std::atomic<std::size_t> best{n};
+    run_loop(p, n, [&](std::size_t b, std::size_t e) {
+        const std::size_t limit = std::min(e, best.load(std::memory_order_relaxed));
+        if (b >= limit) return;
+        const std::size_t hit = scan(b, limit);
+        if (hit >= limit) return;
+        std::size_t cur = best.load(std::memory_order_relaxed);
+        while (hit < cur && !best.compare_exchange_weak(cur, hit, std::memory_order_relaxed)) {
+        }
+    }, algorithm);
+    return best.load(std::memory_order_relaxed);
+}
+
+}  // namespace weft::detail::algo

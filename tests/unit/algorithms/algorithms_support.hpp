@@ -1,0 +1,98 @@
+// Shared by the algorithms tests: random inputs, the policy x executor x parameter
+// combinations every algorithm is checked with, and result helpers.
+#pragma once
+
+#include "support/policy_test.hpp"
+
+#include <weft/algorithms.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <list>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace weft::test::algorithms {
+
+namespace ex = weft::execution;
+
+inline const std::size_t sizes[] = {0, 1, 2, 17, 1000, 100'003};
+
+inline std::vector<std::int64_t> random_values(std::size_t n, unsigned seed) {
+    std::mt19937_64 g(seed);
+    std::uniform_int_distribution<std::int64_t> d(-1000, 1000);
+    std::vector<std::int64_t> v(n);
+    for (auto& x : v) x = d(g);
+    return v;
+}
+
+// Returns the algorithm's result, waiting on the future of a task policy.
+template <class R>
+decltype(auto) result_of(R&& r) {
+    if constexpr (weft::detail::is_future_v<std::remove_cvref_t<R>>) return r.get();
+    else return std::forward<R>(r);
+}
+// Runs an algorithm call that returns nothing (or, for a task policy, a future<void>).
+template <class Call>
+void finish(Call&& call) {
+    using R = decltype(call());
+    if constexpr (weft::detail::is_future_v<R>) call().get();
+    else (void)call();
+}
+#define FINISH(...) finish([&] { return __VA_ARGS__; })
+
+// A chunk parameter chosen at run time (a user-defined parameter, as the concept
+// allows): one policy type covers every chunking, which keeps this file's compile time
+// reasonable.
+struct any_chunk {
+    int which = 0;
+    ex::chunking chunks(ex::loop_shape& s) const {
+        switch (which) {
+            case 0: return ex::static_chunk_size().chunks(s);
+            case 1: return ex::static_chunk_size(7).chunks(s);
+            case 2: return ex::dynamic_chunk_size().chunks(s);
+            case 3: return ex::dynamic_chunk_size(100).chunks(s);
+            case 4: return ex::guided_chunk_size(3).chunks(s);
+            case 5: return ex::auto_chunk_size(std::chrono::microseconds(1)).chunks(s);
+            default: return ex::auto_chunk_size().chunks(s);
+        }
+    }
+};
+inline const char* const chunk_names[] = {"static", "static(7)", "dynamic(1)", "dynamic(100)", "guided(3)", "auto(1us)", "auto"};
+// And a cores parameter chosen at run time (0: all the executor has).
+struct any_cores {
+    std::size_t n = 0;
+    std::size_t processing_units_count(std::size_t available, std::size_t) const noexcept {
+        return n == 0 ? available : std::min(available, n);
+    }
+};
+static_assert(ex::chunk_parameter<any_chunk> && ex::cores_parameter<any_cores>);
+
+// Calls check(policy, name) for each policy, executor and parameter combination.
+template <class Check>
+void for_every_policy(Check&& check) {
+    check(ex::seq, "seq");
+    check(ex::unseq, "unseq");
+    check(ex::seq(ex::task), "seq(task)");
+    check(ex::par.on(ex::sequenced_executor{}), "par on sequenced");
+    check(ex::seq.on(ex::parallel_executor{}), "seq on parallel");
+    for (int c = 0; c < 7; ++c) {
+        for (std::size_t cores : {0, 1, 2}) {
+            const std::string name = std::string(chunk_names[c]) + " cores=" + std::to_string(cores);
+            check(ex::par.with(any_chunk{c}, any_cores{cores}), ("par " + name).c_str());
+            if (cores == 0) {
+                check(ex::par_unseq.with(any_chunk{c}), ("par_unseq " + name).c_str());
+                check(ex::par(ex::task).with(any_chunk{c}), ("par(task) " + name).c_str());
+            }
+        }
+    }
+    check(ex::par, "par (default parameters)");
+}
+
+}  // namespace weft::test::algorithms
