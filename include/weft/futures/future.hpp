@@ -144,6 +144,8 @@ public:
             detail::shared_state<T>* s;
             ~releaser() { s->release(); }
         } guard{s};
+        // This future is the state's only consumer: it takes the exception, if any.
+        if (s->has_exception()) std::rethrow_exception(s->take_exception());
         if constexpr (std::is_void_v<T>) {
             s->value();
         } else if constexpr (std::is_reference_v<T>) {
@@ -459,10 +461,14 @@ template <class Raw, class R, class Call>
 void complete_from(shared_state<R>& s, Call&& call) noexcept {
     if constexpr (is_future_v<Raw>) {
         Raw inner;
+        std::exception_ptr error;
         try {
             inner = std::forward<Call>(call)();
         } catch (...) {
-            s.set_exception(std::current_exception());
+            error = std::current_exception();
+        }
+        if (error) {  // published after the catch block, as in fulfil()
+            s.set_exception(std::move(error));
             return;
         }
         s.add_ref();  // held by the forwarder until the inner result arrives

@@ -40,6 +40,7 @@ public:
         check();
         if (called_) detail::throw_future_error(std::future_errc::promise_already_satisfied);
         called_ = true;
+        std::exception_ptr error;
         try {
             if constexpr (std::is_void_v<R>) {
                 fn_->call(std::forward<Args>(args)...);
@@ -47,9 +48,11 @@ public:
             } else {
                 promise_.set_value(fn_->call(std::forward<Args>(args)...));
             }
+            return;
         } catch (...) {
-            promise_.set_exception(std::current_exception());
+            error = std::current_exception();
         }
+        promise_.set_exception(std::move(error));  // after the catch block, as in fulfil()
     }
 
     /// A fresh shared state for the same function (the old one's future, if not yet

@@ -99,6 +99,11 @@ public:
 
     bool has_exception() const noexcept { return has_exception_; }
     const std::exception_ptr& exception() const noexcept { return exception_; }
+    /// Moves the stored exception out, for the one consumer of a unique future. The state
+    /// then no longer refers to the exception object, so whichever thread destroys the
+    /// state later never touches it: the consumer alone owns it (the exception's own
+    /// reference count lives in uninstrumented libstdc++, which TSan cannot see).
+    std::exception_ptr take_exception() noexcept { return std::move(exception_); }
 
 protected:
     using destroy_fn = void (*)(shared_state_base*) noexcept;
@@ -237,8 +242,14 @@ private:
 
 /// Runs `f()` and stores its result (or exception) into `s`. Call it as the last act of
 /// a task: publishing happens inside a completion_scope (scheduler bypass).
+///
+/// An exception is published after its catch block has ended: the thrower's own hold on
+/// the exception object is dropped before a consumer can see it, so the consumer is
+/// its last owner (the exception's reference count lives in uninstrumented libstdc++,
+/// so TSan would otherwise see the thrower's late release race with the consumer's use).
 template <class T, class F>
 void fulfil(shared_state<T>& s, F&& f) noexcept {
+    std::exception_ptr error;
     try {
         if constexpr (std::is_void_v<T>) {
             std::forward<F>(f)();
@@ -253,10 +264,12 @@ void fulfil(shared_state<T>& s, F&& f) noexcept {
             completion_scope last_act;
             s.set_value(std::move(v));
         }
+        return;
     } catch (...) {
-        completion_scope last_act;
-        s.set_exception(std::current_exception());
+        error = std::current_exception();
     }
+    completion_scope last_act;
+    s.set_exception(std::move(error));
 }
 
 }  // namespace weft::detail
