@@ -44,12 +44,9 @@ template <execution::execution_policy P, std::forward_iterator It1, std::forward
           class Pred = std::equal_to<>>
     requires std::indirectly_comparable<It1, It2, Pred>
 auto mismatch(P&& policy, It1 first1, It1 last1, It2 first2, Pred pred = {}) {
-    return detail::algo::dispatch(policy, [first1, last1, first2, pred](const auto& p) mutable {
-        const std::size_t n = detail::algo::count_of(first1, last1);
-        const std::size_t i = detail::algo::first_difference(p, first1, first2, n, pred, "weft::mismatch");
-        return std::pair<It1, It2>{std::next(first1, static_cast<std::iter_difference_t<It1>>(i)),
-                                   std::next(first2, static_cast<std::iter_difference_t<It2>>(i))};
-    });
+    const auto n = std::distance(first1, last1);  // negative: refused by the call below
+    const It2 last2 = n > 0 ? std::next(first2, static_cast<std::iter_difference_t<It2>>(n)) : first2;
+    return weft::mismatch(std::forward<P>(policy), first1, last1, first2, last2, std::move(pred));
 }
 
 /// True if [first1, last1) and [first2, last2) have the same length and equal elements.

@@ -1,7 +1,7 @@
 // weft::move (the algorithm) with an execution policy.
 #pragma once
 
-#include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/copy.hpp>
 
 #include <iterator>
 #include <utility>
@@ -14,14 +14,8 @@ template <execution::execution_policy P, std::forward_iterator In, std::forward_
     requires std::indirectly_movable<In, Out>
 auto move(P&& policy, In first, In last, Out d_first) {
     return detail::algo::dispatch(policy, [first, last, d_first](const auto& p) {
-        const std::size_t n = detail::algo::count_of(first, last);
-        const auto in = detail::algo::index_of<decltype(p)>(first, n);
-        const auto out = detail::algo::index_of<decltype(p)>(d_first, n);
-        detail::algo::run_loop(p, n, [&](std::size_t b, std::size_t e) {
-            In i = in(b);
-            for (Out o = out(b); b != e; ++b, ++i, ++o) *o = std::ranges::iter_move(i);
-        }, "weft::move");
-        return std::next(d_first, static_cast<std::iter_difference_t<Out>>(n));
+        return detail::algo::transfer_n(p, first, detail::algo::count_of(first, last), d_first,
+                                        [](auto& o, auto& i) { *o = std::ranges::iter_move(i); }, "weft::move");
     });
 }
 
