@@ -17,5 +17,8 @@
 #include <weft/algorithms/transform.hpp>
 #include <weft/execution/executor.hpp>
 #include <weft/execution/executors.hpp>
+#include <weft/execution/limiting_executor.hpp>
+#include <weft/execution/numa_allocator.hpp>
+#include <weft/execution/placed_executors.hpp>
 #include <weft/execution/parameters.hpp>
 #include <weft/execution/policy.hpp>

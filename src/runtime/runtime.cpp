@@ -63,12 +63,14 @@ runtime::runtime(const runtime_config& cfg) : cfg_(cfg) {
 runtime::~runtime() { stop(); }
 
 void runtime::start() {
-    const topology& topo = topology::machine();
+    const topology& topo = cfg_.topology ? *cfg_.topology : topology::machine();
     detail::scheduler_config sc;
     sc.threads = cfg_.threads != 0 ? cfg_.threads : topo.num_cores();
     if (cfg_.scheduler == "single" && cfg_.threads == 0) sc.threads = 1;
     sc.policy = cfg_.scheduler;
-    sc.bind = cfg_.bind;
+    // A topology given in code describes another machine (or none): it cannot bind.
+    sc.bind = cfg_.bind && (!cfg_.topology || topo.can_bind());
+    sc.topo = cfg_.topology;
     sc.stack_size = cfg_.stack_size != 0 ? cfg_.stack_size : detail::default_stack_size;
     sc.deadlock_timeout = std::chrono::milliseconds(cfg_.deadlock_timeout_ms);
     sc.timing = cfg_.counter_timing;

@@ -199,7 +199,7 @@ void worker_loop() noexcept {
         scheduler* s = w->sched;
         const std::uint64_t stolen_before =
             w->tracing ? w->counters.stolen_to_staged.get() + w->counters.stolen_to_pending.get() : 0;
-        task* t = s->policy().next_task(*w);
+        task* t = s->next_task(w);
         if (t == nullptr) {
             if (w->idle_spins++ == 0) {
                 w->idle_since = std::chrono::steady_clock::now();
@@ -366,7 +366,7 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
     // Inline execution in get()/wait() needs this much stack left (else the child gets its own).
     inline_reserve_ = cfg_.stack_size / 4 + 4096;
 
-    const topology& topo = topology::machine();
+    const topology& topo = cfg_.topo ? *cfg_.topo : topology::machine();
     std::vector<ext::worker_info> infos;
     for (unsigned i = 0; i < cfg_.threads; ++i) {
         auto w = std::make_unique<worker>();
@@ -382,6 +382,7 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
         w->tracing = cfg_.tracing;
         if (cfg_.tracing) w->trace.reserve(cfg_.trace_limit);
         infos.push_back({i, w->core, w->numa_node});
+        num_numa_domains_ = std::max(num_numa_domains_, w->numa_node + 1);
         workers_.push_back(std::move(w));
     }
     policy_->attach(infos);
@@ -426,7 +427,7 @@ void scheduler::start() {
 void scheduler::worker_main(worker* w) {
     tl_worker = w;
     if (cfg_.bind) {
-        const std::string why = topology::machine().bind_this_thread_to_core(w->core);
+        const std::string why = (cfg_.topo ? *cfg_.topo : topology::machine()).bind_this_thread_to_core(w->core);
         if (!why.empty() && w->index == 0)
             std::fprintf(stderr, "weft: warning: cannot bind workers to cores (%s); running unbound\n",
                          why.c_str());
@@ -527,6 +528,9 @@ std::size_t scheduler::contexts_allocated() const {
 }
 
 void scheduler::spawn(worker* self, task* t) {
+    if ((t->flags & task_flag_pinned) != 0 && t->last_worker >= workers_.size())
+        throw error("weft: a task was pinned to worker " + std::to_string(t->last_worker) + ", but the runtime has " +
+                    std::to_string(workers_.size()) + " worker(s) (task_attributes::worker must be below num_workers())");
     if (self != nullptr) {
         t->id = (++self->spawn_seq << 12) | ((self->index + 1) & 0xfff);
         if ((self->spawn_seq & (wait_sample_period - 1)) == 0 && self->timing) t->queued_at = cycle_clock_now();
@@ -540,7 +544,28 @@ void scheduler::spawn(worker* self, task* t) {
         external_spawned_.fetch_add(1, std::memory_order_seq_cst);
     }
     t->state.store(task_state::staged, std::memory_order_relaxed);
-    after_schedule(self, policy_->schedule(self, *t));
+    if ((t->flags & task_flag_pinned) != 0) after_schedule(self, place_pinned(*t));
+    else after_schedule(self, policy_->schedule(self, *t));
+}
+
+ext::placement scheduler::place_pinned(task& t) noexcept {
+    workers_[t.last_worker]->pinned_inbox.push(&t);
+    return {t.last_worker};
+}
+
+task* scheduler::next_task(worker* w) noexcept {
+    // Pinned tasks first (nobody else may run them), then the policy's, then pinned
+    // tasks that yielded (a task yielding in a loop must not starve the worker).
+    if (w->pinned.empty() && !w->pinned_inbox.empty()) {
+        for (task* t = w->pinned_inbox.take_all(); t != nullptr;) {
+            task* next = t->next;
+            ((t->flags & task_flag_yielded) != 0 ? w->pinned_yielded : w->pinned).push(t);
+            t = next;
+        }
+    }
+    if (task* t = w->pinned.pop()) return t;
+    if (task* t = policy_->next_task(*w)) return t;
+    return w->pinned_yielded.pop();
 }
 
 void scheduler::resume(worker* self, task* t) noexcept {
@@ -550,7 +575,7 @@ void scheduler::resume(worker* self, task* t) noexcept {
     else external_resumes_.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
     ext::placement p;
     try {
-        p = policy_->schedule(self, *t);
+        p = (t->flags & task_flag_pinned) != 0 ? place_pinned(*t) : policy_->schedule(self, *t);
     } catch (...) {
         std::fprintf(stderr, "weft: the scheduler policy failed to requeue a resumed task\n");
         std::terminate();
@@ -601,7 +626,7 @@ task* scheduler::park_until_work(worker* w) noexcept {
     // Pairs with the fence in after_schedule(): either the producer sees park == 1 and
     // wakes us, or the recheck below sees its task.
     store_load_fence();
-    task* t = policy_->next_task(*w);
+    task* t = next_task(w);
     if (t == nullptr && !stopping_.load(std::memory_order_acquire)) {
         notify_idle_watchers();
         // acquire: pairs with the acq_rel CAS of the waker.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "platform/fiber_switch.hpp"
+#include "sched/policies/local_queues.hpp"
 
 #include <weft/concurrency/owner_counter.hpp>
 #include <weft/ext/scheduler_policy.hpp>
@@ -31,6 +32,8 @@ struct scheduler_config {
     unsigned threads = 1;
     std::string policy = "local-priority";
     bool bind = true;
+    /// The layout workers are placed by; null = topology::machine().
+    std::shared_ptr<const topology> topo;
     std::size_t stack_size = default_stack_size;
     /// See runtime_config::deadlock_timeout_ms; zero disables the report.
     std::chrono::milliseconds deadlock_timeout{1000};
@@ -96,9 +99,15 @@ struct alignas(cache_line_size) worker : ext::worker_context, worker_hot {
     // 0 awake, 1 parked (or about to), 2 woken by someone.
     alignas(cache_line_size) std::atomic<std::uint32_t> park{0};
 
+    /// Pinned tasks (task_flag_pinned) for this worker, from any thread. On a line of
+    /// its own: the owner reads it once per loop turn, producers write it rarely.
+    alignas(cache_line_size) ext::mpsc_inbox<task, &task::next> pinned_inbox;
+
     // Owner only from here on.
     alignas(cache_line_size) context thread_ctx;  ///< the OS thread's own stack
     std::vector<context*> ctx_cache;              ///< recycled task stacks
+    task_fifo pinned;                             ///< pinned tasks taken from the inbox, in order
+    task_fifo pinned_yielded;                     ///< those that yielded: run after other work
     std::size_t inline_reserve = 0;               ///< see worker_hot::inline_floor
     unsigned idle_spins = 0;
     std::chrono::steady_clock::time_point idle_since{};
@@ -148,6 +157,8 @@ public:
 
     bool quiescent() const noexcept;
     unsigned num_workers() const noexcept { return static_cast<unsigned>(workers_.size()); }
+    /// NUMA domains holding at least one worker's core: 1 + the highest domain index.
+    unsigned num_numa_domains() const noexcept { return num_numa_domains_; }
     std::string_view policy_name() const noexcept { return policy_->name(); }
     std::size_t stack_size() const noexcept { return cfg_.stack_size; }
     /// Tasks each worker has finished so far.
@@ -171,6 +182,11 @@ public:
     // Used by the loop's free functions.
     ext::scheduler_policy& policy() noexcept { return *policy_; }
     void after_schedule(worker* self, ext::placement p) noexcept;
+    /// The next task for `w`: its pinned tasks, then the policy's, then pinned tasks
+    /// that yielded.
+    task* next_task(worker* w) noexcept;
+    /// Puts a pinned task into its worker's inbox.
+    ext::placement place_pinned(task& t) noexcept;
     task* park_until_work(worker* w) noexcept;
     bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
     /// More workers than processing units: idle workers yield the CPU while they spin.
@@ -190,6 +206,7 @@ private:
     scheduler_config cfg_;
     std::unique_ptr<ext::scheduler_policy> policy_;
     std::vector<std::unique_ptr<worker>> workers_;
+    unsigned num_numa_domains_ = 1;
     std::size_t inline_reserve_ = 0;
     bool oversubscribed_ = false;
 

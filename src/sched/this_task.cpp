@@ -3,6 +3,9 @@
 
 #include <weft/sched/detail/core.hpp>
 #include <weft/sched/this_task.hpp>
+#include <weft/config/errors.hpp>
+
+#include <string>
 
 #include <thread>
 
@@ -60,5 +63,19 @@ namespace weft {
 unsigned num_workers() noexcept {
     const detail::scheduler* s = detail::scheduler::active();
     return s != nullptr ? s->num_workers() : 0;
+}
+
+unsigned num_numa_domains() noexcept {
+    const detail::scheduler* s = detail::scheduler::active();
+    return s != nullptr ? s->num_numa_domains() : 0;
+}
+
+unsigned worker_numa_domain(unsigned worker) {
+    const detail::scheduler* s = detail::scheduler::active();
+    if (s == nullptr) throw error("weft::worker_numa_domain: no runtime is running");
+    if (worker >= s->num_workers())
+        throw error("weft::worker_numa_domain: no worker " + std::to_string(worker) + " (the runtime has " +
+                    std::to_string(s->num_workers()) + ")");
+    return s->worker_at(worker).numa_node;
 }
 }  // namespace weft

@@ -115,9 +115,22 @@ auto dataflow(P&& policy, F&& f, Args&&... args) {
     return result;
 }
 
+/// As dataflow(policy, f, args...), with f run by `executor` (its async_execute) once
+/// every future argument is ready.
+template <executor_like E, class F, class... Args>
+    requires std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
+auto dataflow(E&& executor, F&& f, Args&&... args) {
+    return dataflow(
+        launch::sync,
+        [e = std::forward<E>(executor), fn = std::forward<F>(f)](auto&&... ready) mutable {
+            return e.async_execute(std::move(fn), std::forward<decltype(ready)>(ready)...);
+        },
+        std::forward<Args>(args)...);
+}
+
 /// dataflow(launch::async, f, args...).
 template <class F, class... Args>
-    requires(!launch_policy<F>) && std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
+    requires(!launch_policy<F>) && (!executor_like<F>) && std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
 auto dataflow(F&& f, Args&&... args) {
     return dataflow(launch::async, std::forward<F>(f), std::forward<Args>(args)...);
 }

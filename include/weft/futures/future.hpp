@@ -180,6 +180,18 @@ public:
         return detail::attach(std::move(*this), std::forward<P>(policy), std::forward<G>(g));
     }
 
+    /// As then(g), run by `executor` (its async_execute) once this future is ready: the
+    /// readiness only hands g to the executor, which decides where and when g runs.
+    template <executor_like E, class G>
+        requires std::is_invocable_v<std::decay_t<G>&, future<T>>
+    auto then(E&& executor, G&& g) {
+        check();
+        return detail::attach(std::move(*this), launch::sync,
+                              [e = std::forward<E>(executor), fn = std::forward<G>(g)](future<T> ready) mutable {
+                                  return e.async_execute(std::move(fn), std::move(ready));
+                              });
+    }
+
     /// Internal: adopts one reference to `s`.
     explicit future(detail::shared_state<T>* s) noexcept : state_(s) {}
 
@@ -264,6 +276,16 @@ public:
     auto then(P&& policy, G&& g) const {
         check();
         return detail::attach(shared_future(*this), std::forward<P>(policy), std::forward<G>(g));
+    }
+    /// As future::then(executor, g).
+    template <executor_like E, class G>
+        requires std::is_invocable_v<std::decay_t<G>&, shared_future<T>>
+    auto then(E&& executor, G&& g) const {
+        check();
+        return detail::attach(shared_future(*this), launch::sync,
+                              [e = std::forward<E>(executor), fn = std::forward<G>(g)](shared_future<T> ready) mutable {
+                                  return e.async_execute(std::move(fn), std::move(ready));
+                              });
     }
 
 private:
@@ -630,6 +652,14 @@ future<detail::async_result_t<F, Args...>> async(const task_attributes& attribut
     detail::apply_attributes(*b, attributes);
     detail::spawn_block(w, b);
     return future<R>(static_cast<detail::shared_state<R>*>(b));
+}
+
+/// Runs `f(args...)` on `executor` (its async_execute) and returns the future of the
+/// result: weft::async with an executor in place of a launch policy.
+template <executor_like E, class F, class... Args>
+    requires std::is_invocable_v<std::decay_t<F>, std::decay_t<Args>...>
+auto async(const E& executor, F&& f, Args&&... args) {
+    return executor.async_execute(std::forward<F>(f), std::forward<Args>(args)...);
 }
 
 }  // namespace weft

@@ -3,6 +3,7 @@
 
 #include <weft/threads/task.hpp>
 
+#include <concepts>
 #include <type_traits>
 
 namespace weft::launch {
@@ -31,4 +32,17 @@ template <class P>
 concept launch_policy = std::is_same_v<std::remove_cvref_t<P>, launch::async_policy> ||
                         std::is_same_v<std::remove_cvref_t<P>, launch::sync_policy> ||
                         std::is_same_v<std::remove_cvref_t<P>, launch::deferred_policy>;
+
+namespace detail {
+struct executor_probe {
+    void operator()() const noexcept {}
+};
+}  // namespace detail
+
+/// What then(), dataflow() and async() accept in place of a launch policy: an object with
+/// async_execute(f) (every weft::execution::executor is one). Stated here, below the
+/// execution layer, by what it needs rather than by that layer's concept.
+template <class E>
+concept executor_like = !launch_policy<E> && std::copy_constructible<std::remove_cvref_t<E>> &&
+                        requires(const std::remove_cvref_t<E>& e) { e.async_execute(detail::executor_probe{}); };
 }  // namespace weft

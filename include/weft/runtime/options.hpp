@@ -4,10 +4,13 @@
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace weft {
+
+class topology;
 
 /// How the runtime is set up. Built from defaults, then WEFT_* environment variables,
 /// then --weft:* command-line options (the command line wins).
@@ -18,6 +21,11 @@ struct runtime_config {
     std::string scheduler = "local-priority";
     /// Bind worker i to core i (compact) or leave placement to the OS (none).
     bool bind = true;
+    /// The machine layout workers are placed by (worker i on core i % cores, in that
+    /// core's NUMA domain); null = topology::machine(). A synthetic one
+    /// (topology::synthetic) runs a one-node machine as if it had several NUMA domains,
+    /// for tests and experiments; workers then run unbound. Set in code only.
+    std::shared_ptr<const weft::topology> topology;
     /// Usable bytes of each task stack; 0 = the default (128 KiB; 512 KiB under sanitizers).
     std::size_t stack_size = 0;
     /// Print the machine topology and the worker placement at start.

@@ -54,6 +54,14 @@ int worker_index() noexcept;
 /// The number of worker threads of the running runtime, or 0 when none is running.
 unsigned num_workers() noexcept;
 
+/// The number of NUMA domains the running runtime's workers sit in (the machine's, or
+/// those of the topology given in runtime_config::topology), or 0 when none is running.
+unsigned num_numa_domains() noexcept;
+
+/// The NUMA domain (0..num_numa_domains()-1) of worker `worker`.
+/// @throws weft::error if no runtime is running or there is no such worker.
+unsigned worker_numa_domain(unsigned worker);
+
 }  // namespace weft
 
 template <>

@@ -20,6 +20,12 @@ struct task_attributes {
     /// valid until the runtime stops (a trace is written then): pass a string literal
     /// or another static string.
     const char* name = nullptr;
+    /// Worker the task must run on (0..num_workers()-1), or any_worker. A pinned task is
+    /// never stolen and resumes on the same worker after a suspension; spawning one for
+    /// a worker that does not exist throws weft::error. Executors that place work
+    /// (fork_join_executor, thread_pool_executor, the NUMA executors) use this.
+    unsigned worker = any_worker;
+    static constexpr unsigned any_worker = ~0u;
 };
 
 namespace detail {
@@ -56,6 +62,9 @@ inline constexpr std::uint8_t task_flag_inline = 1u << 1;   ///< being run inlin
 /// Spawned by the runtime for itself: counted apart from application tasks (seed 000
 /// ch.5 saw helper tasks distort the task-duration counters; digest §6).
 inline constexpr std::uint8_t task_flag_internal = 1u << 2;
+/// Runs only on worker `last_worker` (task_attributes::worker): the loop keeps it out of
+/// the policy's queues, in that worker's own inbox, so no policy can let it be stolen.
+inline constexpr std::uint8_t task_flag_pinned = 1u << 3;
 
 /// One new task in this many has its queue wait timed (a power of two): the wait-time
 /// counters are averages, and timing every spawn would cost more than all the other

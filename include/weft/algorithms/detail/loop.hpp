@@ -98,16 +98,24 @@ void run_chunks(const Policy& policy, std::size_t n, Body& body, error_sink* err
         const auto& params = policy.parameters().get();
         const std::size_t cores =
             cores_for<std::tuple_size_v<params_t>>(params, ex::processing_units_count(exec), n);
-        // Iterations timed by the chunk parameter run here, first, and count as done.
+        // The caller may run chunks itself only on parallel_executor (whose agents run
+        // anywhere); any other executor decides where every iteration runs (a placed
+        // executor's worker, for locality), so the caller hands them over.
+        constexpr bool caller_may_run = std::is_same_v<std::remove_cvref_t<decltype(exec)>, ex::parallel_executor>;
+        // Iterations timed by the chunk parameter run first, and count as done.
         std::size_t done = 0;
         ex::loop_shape shape{n, cores, {}};
         if (cores > 1) {
             shape.measure = [&](std::size_t k) {
                 k = std::min(k, n - done);
-                const auto t0 = std::chrono::steady_clock::now();
-                chunk(done, done + k);
+                auto timed = [&] {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    chunk(done, done + k);
+                    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+                };
+                const auto t = caller_may_run ? timed() : ex::sync_execute(exec, timed);
                 done += k;
-                return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+                return t;
             };
         }
         const ex::chunking plan = last_chunk_parameter<std::tuple_size_v<params_t>>(params).chunks(shape);
@@ -117,15 +125,19 @@ void run_chunks(const Policy& policy, std::size_t n, Body& body, error_sink* err
         const std::size_t chunks = left / size + (left % size != 0 ? 1 : 0);
         const std::size_t agents = std::min(cores, plan.schedule == ex::chunk_schedule::static_blocks ? chunks : left);
         if (agents <= 1) {
-            // One agent, the caller: the plan's chunks in order (an exception still ends
-            // only its own chunk, as with several agents).
-            for (std::size_t b = done; b < n;) {
-                const std::size_t take =
-                    plan.schedule == ex::chunk_schedule::guided ? std::max(size, (n - b) / 2) : size;
-                const std::size_t e = std::min(b + take, n);
-                chunk(b, e);
-                b = e;
-            }
+            // One agent: the plan's chunks in order (an exception still ends only its own
+            // chunk, as with several agents).
+            auto all = [&](std::size_t = 0) {
+                for (std::size_t b = done; b < n;) {
+                    const std::size_t take =
+                        plan.schedule == ex::chunk_schedule::guided ? std::max(size, (n - b) / 2) : size;
+                    const std::size_t e = std::min(b + take, n);
+                    chunk(b, e);
+                    b = e;
+                }
+            };
+            if constexpr (caller_may_run) all();
+            else ex::bulk_sync_execute(exec, all, 1);
             return;
         }
         switch (plan.schedule) {

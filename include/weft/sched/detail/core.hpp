@@ -59,7 +59,9 @@ inline void free_task_block(void* p, std::size_t size) noexcept { free_task_bloc
 /// Pushes a new task on worker `w`'s spawn queue when the policy offers one and the
 /// task has normal priority; returns false otherwise (then call spawn()).
 inline bool try_spawn_fast(worker_hot* w, task* t) {
-    if (w == nullptr || w->spawn_queue == nullptr || t->priority != task_priority::normal) return false;
+    if (w == nullptr || w->spawn_queue == nullptr || t->priority != task_priority::normal ||
+        (t->flags & task_flag_pinned) != 0)
+        return false;
     t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
     if ((w->spawn_seq & (wait_sample_period - 1)) == 0 && w->timing) t->queued_at = cycle_clock_now();
     const std::uint64_t spawned = w->spawned.load(std::memory_order_relaxed);
@@ -105,7 +107,9 @@ private:
 /// completion_scope and the slot is free; false otherwise (then spawn it).
 inline bool try_bypass(task* t) noexcept {
     worker_hot* w = current_worker_hot();
-    if (w == nullptr || !w->completing || w->bypass != nullptr || t->priority != task_priority::normal) return false;
+    if (w == nullptr || !w->completing || w->bypass != nullptr || t->priority != task_priority::normal ||
+        (t->flags & task_flag_pinned) != 0)
+        return false;
     t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
     // release: published before the task can run (see try_spawn_fast).
     w->spawned.store(w->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);

@@ -67,6 +67,10 @@ struct bound_call {
 inline void apply_attributes(task& t, const task_attributes& a) noexcept {
     t.priority = a.priority;
     t.name = a.name;
+    if (a.worker != task_attributes::any_worker) {
+        t.flags |= task_flag_pinned;
+        t.last_worker = a.worker;
+    }
 }
 
 }  // namespace weft::detail
