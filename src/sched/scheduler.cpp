@@ -549,8 +549,10 @@ void scheduler::spawn(worker* self, task* t) {
 }
 
 ext::placement scheduler::place_pinned(task& t) noexcept {
-    workers_[t.last_worker]->pinned_inbox.push(&t);
-    return {t.last_worker};
+    // Read before the push: once in the inbox, the task belongs to its worker.
+    const unsigned target = t.last_worker;
+    workers_[target]->pinned_inbox.push(&t);
+    return {target};
 }
 
 task* scheduler::next_task(worker* w) noexcept {
