@@ -7,11 +7,14 @@
 #include <weft/algorithms/fill.hpp>
 #include <weft/algorithms/find.hpp>
 #include <weft/algorithms/for_each.hpp>
+#include <weft/algorithms/for_loop.hpp>
 #include <weft/algorithms/generate.hpp>
+#include <weft/algorithms/induction.hpp>
 #include <weft/algorithms/minmax_element.hpp>
 #include <weft/algorithms/mismatch.hpp>
 #include <weft/algorithms/move.hpp>
 #include <weft/algorithms/reduce.hpp>
+#include <weft/algorithms/reduction.hpp>
 #include <weft/algorithms/replace.hpp>
 #include <weft/algorithms/task_block.hpp>
 #include <weft/algorithms/transform.hpp>

@@ -1,6 +1,10 @@
 // Task stacks with guard pages (see include/weft/platform/stack.hpp).
+#include <weft/config/config.hpp>
 #include <weft/platform/stack.hpp>
 
+#if WEFT_HAVE_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -70,6 +74,12 @@ stack allocate_stack(std::size_t usable_bytes) {
 }
 
 void deallocate_stack(stack& s) noexcept {
+#if WEFT_HAVE_ASAN
+    // Frames a task left on this stack keep their poison in ASan's shadow after munmap;
+    // a later mmap at the same address (any allocator's) would then read as a stack
+    // redzone. Memory goes back to the kernel clean.
+    if (s.mapping != nullptr) ASAN_UNPOISON_MEMORY_REGION(s.mapping, s.mapping_size);
+#endif
     if (s.mapping != nullptr) ::munmap(s.mapping, s.mapping_size);
     s = stack{};
 }
