@@ -22,7 +22,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -45,16 +44,23 @@ inline std::shared_ptr<const std::vector<unsigned>> checked_workers(std::vector<
 
 /// Runs agent(i) for every i in [0, n), split into one contiguous block per worker of
 /// `workers` (block j: agents [j*n/k, (j+1)*n/k) on workers[j]), and returns when all
-/// have run (each agent runs even if others threw). The calling task runs its own block inline when it sits on one of the
-/// workers; the others run as pinned tasks. The join is an atomic count the caller
-/// polls, yielding its worker to other tasks between polls: no future, no allocation
-/// beyond the tasks. Every block runs to its end; exceptions are gathered and
-/// rethrown (one as is, several as weft::exception_list).
+/// have run (each agent runs even if others threw). The calling task runs its own block
+/// inline when it sits on one of the workers; the others run as pinned tasks. The join
+/// is an atomic count the caller polls, yielding its worker to other tasks between
+/// polls: no future, no allocation beyond the tasks (a caller that is not a worker
+/// waits on a task instead). Exceptions are gathered and rethrown (one as is, several
+/// as weft::exception_list).
 template <class Agent>
 void pinned_blocks(const std::vector<unsigned>& workers, const task_attributes& base, std::size_t n, Agent& agent) {
     if (n == 0) return;
-    const std::size_t k = std::min<std::size_t>(workers.size(), n);
     const int here = weft::this_task::worker_index();
+    if (here < 0) {
+        // Not on a worker (main, say): a spinning thread here would take a core from the
+        // workers that run the blocks. Wait on a task's future instead, which blocks.
+        weft::async(base, [&] { pinned_blocks(workers, base, n, agent); }).get();
+        return;
+    }
+    const std::size_t k = std::min<std::size_t>(workers.size(), n);
     std::mutex m;
     std::vector<std::exception_ptr> errors;
     // release on the count: a block's writes happen before the caller's acquire that
@@ -72,7 +78,7 @@ void pinned_blocks(const std::vector<unsigned>& workers, const task_attributes& 
     };
     std::size_t mine = k;
     for (std::size_t j = 0; j < k; ++j) {
-        if (here >= 0 && mine == k && workers[j] == static_cast<unsigned>(here)) {
+        if (mine == k && workers[j] == static_cast<unsigned>(here)) {
             mine = j;
             continue;
         }
@@ -93,11 +99,10 @@ void pinned_blocks(const std::vector<unsigned>& workers, const task_attributes& 
         run_block(mine);
         remaining.fetch_sub(1, std::memory_order_release);
     }
-    for (unsigned spins = 0; remaining.load(std::memory_order_acquire) != 0; ++spins) {
-        if (spins < 64) continue;
-        if (here >= 0) weft::this_task::yield();
-        else std::this_thread::yield();
-    }
+    // The worker runs other tasks between polls (its pinned ones included, so nested
+    // fork-join calls cannot deadlock).
+    for (unsigned spins = 0; remaining.load(std::memory_order_acquire) != 0; ++spins)
+        if (spins >= 64) weft::this_task::yield();
     rethrow_collected(errors);
 }
 

@@ -16,6 +16,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace weft::test::algorithms {
@@ -74,6 +75,45 @@ struct any_cores {
 };
 static_assert(ex::chunk_parameter<any_chunk> && ex::cores_parameter<any_cores>);
 
+// An executor chosen at run time among weft's: one policy type covers them all (each
+// executor as its own type would multiply the compile time by their number).
+class any_executor {
+public:
+    static constexpr int kinds = 5;
+    static constexpr const char* names[kinds] = {"parallel_executor(high)", "fork_join_executor", "thread_pool_executor(upper half)",
+                                                 "limiting_executor(parallel, 2)", "numa_executor(0)"};
+    explicit any_executor(int which) : e_(make(which)) {}
+
+    template <class F, class... Args>
+    auto async_execute(F&& f, Args&&... args) const {
+        return std::visit([&](const auto& e) { return ex::async_execute(e, std::forward<F>(f), std::forward<Args>(args)...); }, e_);
+    }
+    template <class F, class S, class... Args>
+    auto bulk_sync_execute(F&& f, S&& s, Args&&... args) const {
+        return std::visit([&](const auto& e) { return ex::bulk_sync_execute(e, f, s, args...); }, e_);
+    }
+    std::size_t processing_units_count() const {
+        return std::visit([](const auto& e) { return ex::processing_units_count(e); }, e_);
+    }
+    bool operator==(const any_executor& o) const { return e_ == o.e_; }
+
+private:
+    using variant = std::variant<ex::parallel_executor, ex::fork_join_executor, ex::thread_pool_executor,
+                                 ex::limiting_executor<ex::parallel_executor>, ex::numa_executor>;
+    static variant make(int which) {
+        const unsigned n = weft::num_workers();
+        switch (which) {
+            case 0: return ex::parallel_executor(weft::task_priority::high);
+            case 1: return ex::fork_join_executor();
+            case 2: return ex::thread_pool_executor(n / 2, n - n / 2);
+            case 3: return ex::limiting_executor<ex::parallel_executor>(ex::parallel_executor(), 2);
+            default: return ex::numa_executor(0);
+        }
+    }
+    variant e_;
+};
+static_assert(ex::executor<any_executor>);
+
 // Under a sanitizer the tests instantiate three policy types instead of nine (seq, par
 // and par(task), which still run every chunk parameter and core count): the sanitizers
 // look for races and memory errors in the shared loop and executors, which those three
@@ -110,6 +150,16 @@ void for_every_policy(Check&& check) {
         }
     }
     if constexpr (all) check(ex::par, "par (default parameters)");
+    // weft's other executors, one per call, in turn (each with its own chunking), so that
+    // a test's loop over the input sizes meets every one of them. One per call: the
+    // placed executors wait for every worker they pin to, and on a loaded machine (or
+    // with more workers than cores, as some test runtimes have) that costs an OS time
+    // slice per call.
+    constexpr int chunking_for[any_executor::kinds] = {6, 0, 3, 6, 5};
+    static std::atomic<unsigned> turn{0};
+    const int e = static_cast<int>(turn.fetch_add(1) % any_executor::kinds);
+    const std::string name = std::string("par on ") + any_executor::names[e] + " " + chunk_names[chunking_for[e]];
+    check(ex::par.on(any_executor(e)).with(any_chunk{chunking_for[e]}), name.c_str());
 }
 
 }  // namespace weft::test::algorithms
