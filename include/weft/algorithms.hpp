@@ -3,6 +3,7 @@
 
 #include <weft/algorithms/all_any_none.hpp>
 #include <weft/algorithms/copy.hpp>
+#include <weft/algorithms/copy_if.hpp>
 #include <weft/algorithms/count.hpp>
 #include <weft/algorithms/fill.hpp>
 #include <weft/algorithms/find.hpp>
@@ -15,9 +16,14 @@
 #include <weft/algorithms/move.hpp>
 #include <weft/algorithms/reduce.hpp>
 #include <weft/algorithms/reduction.hpp>
+#include <weft/algorithms/remove.hpp>
 #include <weft/algorithms/replace.hpp>
+#include <weft/algorithms/reverse.hpp>
+#include <weft/algorithms/rotate.hpp>
+#include <weft/algorithms/search.hpp>
 #include <weft/algorithms/task_block.hpp>
 #include <weft/algorithms/transform.hpp>
+#include <weft/algorithms/unique.hpp>
 #include <weft/execution/executor.hpp>
 #include <weft/execution/executors.hpp>
 #include <weft/execution/limiting_executor.hpp>

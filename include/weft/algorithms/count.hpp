@@ -1,10 +1,12 @@
 // weft::count and weft::count_if with an execution policy.
 #pragma once
 
+#include <weft/algorithms/detail/ranges.hpp>
 #include <weft/algorithms/reduce.hpp>
 
 #include <functional>
 #include <iterator>
+#include <ranges>
 #include <utility>
 
 namespace weft {
@@ -32,6 +34,20 @@ auto count_if(P&& policy, It first, It last, Pred pred) {
 template <execution::execution_policy P, std::forward_iterator It, class T>
 auto count(P&& policy, It first, It last, const T& value) {
     return weft::count_if(std::forward<P>(policy), first, last, [value](const auto& x) { return x == value; });
+}
+
+/// count_if over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class Pred>
+    requires detail::algo::policy_range<R, P> && std::indirect_unary_predicate<Pred, std::ranges::iterator_t<R>>
+auto count_if(P&& policy, R&& r, Pred pred) {
+    return weft::count_if(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(pred));
+}
+
+/// count over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class T>
+    requires detail::algo::policy_range<R, P>
+auto count(P&& policy, R&& r, const T& value) {
+    return weft::count(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), value);
 }
 
 }  // namespace weft

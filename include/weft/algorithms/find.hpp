@@ -3,9 +3,11 @@
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <functional>
 #include <iterator>
+#include <ranges>
 #include <utility>
 
 namespace weft {
@@ -50,6 +52,29 @@ auto find(P&& policy, It first, It last, const T& value) {
         auto equal = [&value](const auto& x) { return x == value; };
         return detail::algo::find_if_impl(p, first, last, equal, "weft::find");
     });
+}
+
+/// find_if over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class Pred>
+    requires detail::algo::policy_borrowed_range<R, P> &&
+             std::indirect_unary_predicate<Pred, std::ranges::iterator_t<R>>
+auto find_if(P&& policy, R&& r, Pred pred) {
+    return weft::find_if(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(pred));
+}
+
+/// find_if_not over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class Pred>
+    requires detail::algo::policy_borrowed_range<R, P> &&
+             std::indirect_unary_predicate<Pred, std::ranges::iterator_t<R>>
+auto find_if_not(P&& policy, R&& r, Pred pred) {
+    return weft::find_if_not(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(pred));
+}
+
+/// find over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class T>
+    requires detail::algo::policy_borrowed_range<R, P>
+auto find(P&& policy, R&& r, const T& value) {
+    return weft::find(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), value);
 }
 
 }  // namespace weft

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <functional>
 #include <iterator>
+#include <ranges>
 #include <utility>
 
 namespace weft {
@@ -35,6 +37,14 @@ auto generate_n(P&& policy, It first, Size count, G g) {
         }, "weft::generate_n");
         return std::next(first, static_cast<std::iter_difference_t<It>>(n));
     });
+}
+
+/// generate over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class G>
+    requires detail::algo::policy_range<R, P> && std::invocable<G&> &&
+             std::indirectly_writable<std::ranges::iterator_t<R>, std::invoke_result_t<G&>>
+auto generate(P&& policy, R&& r, G g) {
+    return weft::generate(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(g));
 }
 
 }  // namespace weft

@@ -4,10 +4,12 @@
 // minmax_element).
 #pragma once
 
+#include <weft/algorithms/detail/ranges.hpp>
 #include <weft/algorithms/reduce.hpp>
 
 #include <functional>
 #include <iterator>
+#include <ranges>
 #include <utility>
 
 namespace weft {
@@ -76,6 +78,30 @@ auto minmax_element(P&& policy, It first, It last, Comp comp = {}) {
         return std::pair<It, It>{std::next(first, static_cast<std::iter_difference_t<It>>(lo)),
                                  std::next(first, static_cast<std::iter_difference_t<It>>(hi))};
     });
+}
+
+/// min_element over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class Comp = std::less<>>
+    requires detail::algo::policy_borrowed_range<R, P> &&
+             std::indirect_strict_weak_order<Comp, std::ranges::iterator_t<R>>
+auto min_element(P&& policy, R&& r, Comp comp = {}) {
+    return weft::min_element(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(comp));
+}
+
+/// max_element over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class Comp = std::less<>>
+    requires detail::algo::policy_borrowed_range<R, P> &&
+             std::indirect_strict_weak_order<Comp, std::ranges::iterator_t<R>>
+auto max_element(P&& policy, R&& r, Comp comp = {}) {
+    return weft::max_element(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(comp));
+}
+
+/// minmax_element over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class Comp = std::less<>>
+    requires detail::algo::policy_borrowed_range<R, P> &&
+             std::indirect_strict_weak_order<Comp, std::ranges::iterator_t<R>>
+auto minmax_element(P&& policy, R&& r, Comp comp = {}) {
+    return weft::minmax_element(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(comp));
 }
 
 }  // namespace weft

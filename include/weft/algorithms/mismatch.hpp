@@ -3,10 +3,12 @@
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <algorithm>
 #include <functional>
 #include <iterator>
+#include <ranges>
 #include <utility>
 
 namespace weft {
@@ -70,6 +72,26 @@ auto equal(P&& policy, It1 first1, It1 last1, It2 first2, Pred pred = {}) {
         const std::size_t n = detail::algo::count_of(first1, last1);
         return detail::algo::first_difference(p, first1, first2, n, pred, "weft::equal") == n;
     });
+}
+
+/// mismatch over two ranges.
+template <execution::execution_policy P, std::ranges::forward_range R1, std::ranges::forward_range R2,
+          class Pred = std::equal_to<>>
+    requires detail::algo::policy_borrowed_range<R1, P> && detail::algo::policy_borrowed_range<R2, P> &&
+             std::indirectly_comparable<std::ranges::iterator_t<R1>, std::ranges::iterator_t<R2>, Pred>
+auto mismatch(P&& policy, R1&& r1, R2&& r2, Pred pred = {}) {
+    return weft::mismatch(std::forward<P>(policy), std::ranges::begin(r1), std::ranges::end(r1),
+                          std::ranges::begin(r2), std::ranges::end(r2), std::move(pred));
+}
+
+/// equal over two ranges: same length and equal elements.
+template <execution::execution_policy P, std::ranges::forward_range R1, std::ranges::forward_range R2,
+          class Pred = std::equal_to<>>
+    requires detail::algo::policy_range<R1, P> && detail::algo::policy_range<R2, P> &&
+             std::indirectly_comparable<std::ranges::iterator_t<R1>, std::ranges::iterator_t<R2>, Pred>
+auto equal(P&& policy, R1&& r1, R2&& r2, Pred pred = {}) {
+    return weft::equal(std::forward<P>(policy), std::ranges::begin(r1), std::ranges::end(r1), std::ranges::begin(r2),
+                       std::ranges::end(r2), std::move(pred));
 }
 
 }  // namespace weft

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <weft/algorithms/copy.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <iterator>
+#include <ranges>
 #include <utility>
 
 namespace weft {
@@ -17,6 +19,13 @@ auto move(P&& policy, In first, In last, Out d_first) {
         return detail::algo::transfer_n(p, first, detail::algo::count_of(first, last), d_first,
                                         [](auto& o, auto& i) { *o = std::ranges::iter_move(i); }, "weft::move");
     });
+}
+
+/// move over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, std::forward_iterator Out>
+    requires detail::algo::policy_range<R, P> && std::indirectly_movable<std::ranges::iterator_t<R>, Out>
+auto move(P&& policy, R&& r, Out d_first) {
+    return weft::move(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), d_first);
 }
 
 }  // namespace weft

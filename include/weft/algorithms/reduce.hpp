@@ -4,6 +4,7 @@
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -144,6 +145,39 @@ template <execution::execution_policy P, std::forward_iterator It1, std::forward
 auto transform_reduce(P&& policy, It1 first1, It1 last1, It2 first2, T init) {
     return weft::transform_reduce(std::forward<P>(policy), first1, last1, first2, std::move(init), std::plus<>(),
                                   std::multiplies<>());
+}
+
+/// reduce over a range with std::plus<> from a value-initialized element type.
+template <execution::execution_policy P, std::ranges::forward_range R>
+    requires detail::algo::policy_range<R, P>
+auto reduce(P&& policy, R&& r) {
+    return weft::reduce(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r));
+}
+
+/// transform_reduce over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class T, class ReduceOp, class TransformOp>
+    requires detail::algo::policy_range<R, P> && std::is_invocable_v<TransformOp&, std::ranges::range_reference_t<R>>
+auto transform_reduce(P&& policy, R&& r, T init, ReduceOp reduce_op, TransformOp transform_op) {
+    return weft::transform_reduce(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(init),
+                                  std::move(reduce_op), std::move(transform_op));
+}
+
+/// transform_reduce over a range and the range of the same length at first2.
+template <execution::execution_policy P, std::ranges::forward_range R, std::forward_iterator It2, class T,
+          class ReduceOp, class TransformOp>
+    requires detail::algo::policy_range<R, P> &&
+             std::is_invocable_v<TransformOp&, std::ranges::range_reference_t<R>, std::iter_reference_t<It2>>
+auto transform_reduce(P&& policy, R&& r, It2 first2, T init, ReduceOp reduce_op, TransformOp transform_op) {
+    return weft::transform_reduce(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), first2,
+                                  std::move(init), std::move(reduce_op), std::move(transform_op));
+}
+
+/// The inner product over a range and the range of the same length at first2.
+template <execution::execution_policy P, std::ranges::forward_range R, std::forward_iterator It2, class T>
+    requires detail::algo::policy_range<R, P>
+auto transform_reduce(P&& policy, R&& r, It2 first2, T init) {
+    return weft::transform_reduce(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), first2,
+                                  std::move(init));
 }
 
 }  // namespace weft

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <functional>
 #include <iterator>
+#include <ranges>
 #include <utility>
 
 namespace weft {
@@ -30,6 +32,22 @@ template <execution::execution_policy P, std::forward_iterator It, class T>
 auto replace(P&& policy, It first, It last, const T& old_value, const T& new_value) {
     return weft::replace_if(std::forward<P>(policy), first, last,
                             [old_value](const auto& x) { return x == old_value; }, new_value);
+}
+
+/// replace_if over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class Pred, class T>
+    requires detail::algo::policy_range<R, P> && std::indirect_unary_predicate<Pred, std::ranges::iterator_t<R>> &&
+             std::indirectly_writable<std::ranges::iterator_t<R>, const T&>
+auto replace_if(P&& policy, R&& r, Pred pred, const T& new_value) {
+    return weft::replace_if(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(pred),
+                            new_value);
+}
+
+/// replace over a range.
+template <execution::execution_policy P, std::ranges::forward_range R, class T>
+    requires detail::algo::policy_range<R, P> && std::indirectly_writable<std::ranges::iterator_t<R>, const T&>
+auto replace(P&& policy, R&& r, const T& old_value, const T& new_value) {
+    return weft::replace(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), old_value, new_value);
 }
 
 }  // namespace weft
