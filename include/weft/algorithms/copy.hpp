@@ -2,6 +2,7 @@
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <iterator>
 #include <ranges>
@@ -37,7 +38,7 @@ auto copy(P&& policy, In first, In last, Out d_first) {
 
 /// copy over a range.
 template <execution::execution_policy P, std::ranges::forward_range R, std::forward_iterator Out>
-    requires std::ranges::common_range<R> && std::indirectly_copyable<std::ranges::iterator_t<R>, Out>
+    requires detail::algo::policy_range<R, P> && std::ranges::common_range<R> && std::indirectly_copyable<std::ranges::iterator_t<R>, Out>
 auto copy(P&& policy, R&& r, Out d_first) {
     return weft::copy(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), d_first);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <iterator>
 #include <ranges>
@@ -25,7 +26,7 @@ auto fill(P&& policy, It first, It last, const T& value) {
 
 /// fill over a range.
 template <execution::execution_policy P, std::ranges::forward_range R, class T>
-    requires std::indirectly_writable<std::ranges::iterator_t<R>, const T&> && std::ranges::common_range<R>
+    requires detail::algo::policy_range<R, P> && std::indirectly_writable<std::ranges::iterator_t<R>, const T&> && std::ranges::common_range<R>
 auto fill(P&& policy, R&& r, const T& value) {
     return weft::fill(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), value);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <functional>
 #include <iterator>
@@ -28,7 +29,7 @@ auto for_each(P&& policy, It first, It last, F f) {
 
 /// for_each over a range.
 template <execution::execution_policy P, std::ranges::forward_range R, class F>
-    requires std::indirectly_unary_invocable<F, std::ranges::iterator_t<R>> && std::ranges::common_range<R>
+    requires detail::algo::policy_range<R, P> && std::indirectly_unary_invocable<F, std::ranges::iterator_t<R>> && std::ranges::common_range<R>
 auto for_each(P&& policy, R&& r, F f) {
     return weft::for_each(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(f));
 }

@@ -96,7 +96,7 @@ auto reduce(P&& policy, It first, It last) {
 
 /// reduce over a range.
 template <execution::execution_policy P, std::ranges::forward_range R, class T, class Op = std::plus<>>
-    requires std::ranges::common_range<R>
+    requires detail::algo::policy_range<R, P> && std::ranges::common_range<R>
 auto reduce(P&& policy, R&& r, T init, Op op = {}) {
     return weft::reduce(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), std::move(init),
                         std::move(op));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
+#include <weft/algorithms/detail/ranges.hpp>
 
 #include <functional>
 #include <iterator>
@@ -48,7 +49,7 @@ auto transform(P&& policy, In1 first1, In1 last1, In2 first2, Out d_first, Op op
 
 /// Unary transform over a range.
 template <execution::execution_policy P, std::ranges::forward_range R, std::forward_iterator Out, class Op>
-    requires std::ranges::common_range<R> &&
+    requires detail::algo::policy_range<R, P> && std::ranges::common_range<R> &&
              std::indirectly_writable<Out, std::indirect_result_t<Op&, std::ranges::iterator_t<R>>>
 auto transform(P&& policy, R&& r, Out d_first, Op op) {
     return weft::transform(std::forward<P>(policy), std::ranges::begin(r), std::ranges::end(r), d_first, std::move(op));
