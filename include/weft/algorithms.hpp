@@ -1,19 +1,24 @@
 // weft's parallel algorithms and the execution layer they run on.
 #pragma once
 
+#include <weft/algorithms/adjacent_difference.hpp>
 #include <weft/algorithms/all_any_none.hpp>
 #include <weft/algorithms/copy.hpp>
 #include <weft/algorithms/copy_if.hpp>
 #include <weft/algorithms/count.hpp>
+#include <weft/algorithms/exclusive_scan.hpp>
 #include <weft/algorithms/fill.hpp>
 #include <weft/algorithms/find.hpp>
 #include <weft/algorithms/for_each.hpp>
 #include <weft/algorithms/for_loop.hpp>
 #include <weft/algorithms/generate.hpp>
+#include <weft/algorithms/inclusive_scan.hpp>
 #include <weft/algorithms/induction.hpp>
+#include <weft/algorithms/merge.hpp>
 #include <weft/algorithms/minmax_element.hpp>
 #include <weft/algorithms/mismatch.hpp>
 #include <weft/algorithms/move.hpp>
+#include <weft/algorithms/partition.hpp>
 #include <weft/algorithms/reduce.hpp>
 #include <weft/algorithms/reduction.hpp>
 #include <weft/algorithms/remove.hpp>
@@ -21,8 +26,13 @@
 #include <weft/algorithms/reverse.hpp>
 #include <weft/algorithms/rotate.hpp>
 #include <weft/algorithms/search.hpp>
+#include <weft/algorithms/sort.hpp>
+#include <weft/algorithms/stable_partition.hpp>
+#include <weft/algorithms/stable_sort.hpp>
 #include <weft/algorithms/task_block.hpp>
 #include <weft/algorithms/transform.hpp>
+#include <weft/algorithms/transform_exclusive_scan.hpp>
+#include <weft/algorithms/transform_inclusive_scan.hpp>
 #include <weft/algorithms/unique.hpp>
 #include <weft/execution/executor.hpp>
 #include <weft/execution/executors.hpp>
