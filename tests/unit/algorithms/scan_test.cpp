@@ -190,7 +190,7 @@ TEST_P(scan_test, range_overloads) {
     EXPECT_EQ(out, (std::inclusive_scan(a.begin(), a.end(), want.begin(), xor_), want));
     weft::inclusive_scan(ex::par, a, out.begin(), xor_, std::int64_t{-500});
     EXPECT_EQ(out, (std::inclusive_scan(a.begin(), a.end(), want.begin(), xor_, std::int64_t{-500}), want));
-    EXPECT_EQ(weft::exclusive_scan(ex::par, a, out.begin(), std::int64_t{7}), out.end());
+    EXPECT_EQ(weft::exclusive_scan(ex::par, std::vector<std::int64_t>(a), out.begin(), std::int64_t{7}), out.end());
     EXPECT_EQ(out, (std::exclusive_scan(a.begin(), a.end(), want.begin(), std::int64_t{7}), want));
     weft::exclusive_scan(ex::par, a, out.begin(), std::int64_t{-500}, xor_);
     EXPECT_EQ(out, (std::exclusive_scan(a.begin(), a.end(), want.begin(), std::int64_t{-500}, xor_), want));

@@ -218,8 +218,9 @@ struct throws_on_call {
 
 TEST_P(sort_test, element_function_exceptions_reach_the_caller) {
     // Strings that own memory: a failed pass must leave no element leaked or destroyed
-    // twice (ASan checks). The k-th comparison throws, for k across the block pass and
-    // the merge rounds (the count of a full run, taken first, places them).
+    // twice (ASan checks). The k-th comparison throws, for k across the passes (the merge
+    // sort's block pass and rounds, the quicksort's partitions and leaves), placed by the
+    // count of a full run, taken first.
     const auto strings = [](std::size_t n) {
         std::vector<std::string> s;
         for (const std::int64_t x : random_values(n, 22)) s.push_back("value that owns memory " + std::to_string(x));
@@ -277,7 +278,8 @@ TEST_P(sort_test, element_function_exceptions_reach_the_caller) {
     for (const long k : {1L, 30'000L}) {
         throws_on_call c;
         c.k = k;
-        expect_list([&] { (void)weft::merge(ex::par, a.begin(), a.end(), b.begin(), b.end(), out.begin(), c); }, "merge");
+        expect_list([&] { (void)weft::merge(ex::par, a.begin(), a.end(), b.begin(), b.end(), out.begin(), c); },
+                    "merge");
         c.calls->store(0);
         expect_list([&] { (void)weft::merge(ex::seq, a.begin(), a.end(), b.begin(), b.end(), out.begin(), c); },
                     "merge under seq");

@@ -75,7 +75,8 @@ std::size_t cores_of(const P& p, std::size_t n) {
         return 1;
     } else {
         using params_t = std::remove_cvref_t<decltype(p.parameters().get())>;
-        return cores_for<std::tuple_size_v<params_t>>(p.parameters().get(), ex::processing_units_count(p.executor()), n);
+        return cores_for<std::tuple_size_v<params_t>>(p.parameters().get(), ex::processing_units_count(p.executor()),
+                                                      n);
     }
 }
 
