@@ -4,6 +4,7 @@
 
 #include <weft/algorithms/detail/loop.hpp>
 #include <weft/algorithms/detail/ranges.hpp>
+#include <weft/algorithms/detail/scan.hpp>  // chunk_fn
 
 #include <concepts>
 #include <cstddef>
@@ -30,7 +31,7 @@ It adjacent_difference_in_place(const P& p, It first, std::size_t n, Op& op) {
     const auto at = index_of<P>(first, n);
     std::mutex m;
     std::vector<std::pair<std::size_t, R>> last_outputs;  // one per chunk but the last
-    run_loop(p, n, [&](std::size_t b, std::size_t e) {
+    auto body = [&](std::size_t b, std::size_t e) {
         It i = at(b);
         V prev = b == 0 ? V(*i) : V(*at(b - 1));
         if (b == 0) {  // the first output is the first element: it stays
@@ -48,7 +49,8 @@ It adjacent_difference_in_place(const P& p, It first, std::size_t n, Op& op) {
             }
             prev = std::move(cur);
         }
-    }, "weft::adjacent_difference");
+    };
+    run_loop(p, n, chunk_fn(body), "weft::adjacent_difference");
     for (auto& [b, r] : last_outputs) *at(b) = std::move(r);
     return std::next(at(n - 1));
 }
@@ -77,7 +79,7 @@ auto adjacent_difference(P&& policy, In first, In last, Out d_first, Op op = {})
         }
         const auto in = detail::algo::index_of<decltype(p)>(first, n);
         const auto out = detail::algo::index_of<decltype(p)>(d_first, n);
-        detail::algo::run_loop(p, n, [&](std::size_t b, std::size_t e) {
+        auto body = [&](std::size_t b, std::size_t e) {
             In i = in(b);
             Out o = out(b);
             In prev = i;
@@ -92,7 +94,8 @@ auto adjacent_difference(P&& policy, In first, In last, Out d_first, Op op = {})
                 prev = i;
                 ++i;
             }
-        }, "weft::adjacent_difference");
+        };
+        detail::algo::run_loop(p, n, detail::algo::chunk_fn(body), "weft::adjacent_difference");
         return std::next(out(n - 1));
     });
 }

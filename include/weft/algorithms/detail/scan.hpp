@@ -1,21 +1,20 @@
 // The chunked scan behind inclusive_scan, exclusive_scan and their transform_ variants.
 //
 // A sequential policy scans in one pass. A parallel one is the classic reduce, combine,
-// scan, with the chunks of the policy's loop:
-//  1. Each chunk of the loop either scans its elements at once, if the carry into it
-//     (init and every element before it, combined) is known when it starts, or reduces
-//     them to their sum. The carries are combined in range order as chunks finish: the
-//     agent that holds the carry walks it over every reduced chunk that waits at its
-//     end, giving each its carry (one op per chunk). So whenever an agent finishes the
-//     chunk the carry has reached, the next chunk taken scans at once: about half of
-//     them on two cores, all of them when the chunks run in order (one core).
+// scan, over the chunks of the policy's loop:
+//  1. Each chunk either scans its elements at once, if the carry into it (init and every
+//     element before it, combined) is known when it starts, or reduces them to their
+//     sum. The carry is combined in range order as chunks finish: the agent that holds
+//     it walks it over every reduced chunk waiting at its end, giving each its carry
+//     (one op per chunk). So when the chunks run one after another (one core, or a busy
+//     machine) every chunk scans at once and this pass is the whole scan.
 //  2. The reduced chunks (the very same ranges, whatever the chunk parameter) are
 //     scanned from their carries, in parallel, the longest first.
 // op is only applied to neighbours in range order, so it need be associative, not
 // commutative. The last chunk's sum is never needed, so pass 1 leaves the last
-// 1/(cores + 1) of the range out of its loop; that part is scanned in pass 2 only. With
-// `cores` equal chunks the scan so takes 2/(cores + 1) of the time of one core, the best
-// a reduce-then-scan does (instead of 2/cores).
+// 1/(cores + 1) of the range out of its loop and pass 2 alone scans it: with static
+// chunks the scan takes 2/(cores + 1) of the time on one core, the best a
+// reduce-then-scan does (not 2/cores, with one agent idle in pass 1).
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
@@ -41,6 +40,22 @@ struct scan_identity {
     constexpr X&& operator()(X&& x) const noexcept {
         return std::forward<X>(x);
     }
+};
+
+/// A chunk body called through one function pointer. run_loop's body is then of this one
+/// type whatever the scan: the loop (its schedules, for each executor: the costly part
+/// to compile) is compiled once per policy rather than once per scan and pass. One
+/// indirect call per chunk costs nothing next to the chunk.
+class chunk_fn {
+public:
+    template <class F>
+    explicit chunk_fn(F& f) noexcept
+        : f_(static_cast<void*>(&f)), call_([](void* g, std::size_t b, std::size_t e) { (*static_cast<F*>(g))(b, e); }) {}
+    void operator()(std::size_t b, std::size_t e) const { call_(f_, b, e); }
+
+private:
+    void* f_;
+    void (*call_)(void*, std::size_t, std::size_t);
 };
 
 /// What a scan whose sums are of type T needs of its operation, U being the type of an
@@ -110,8 +125,8 @@ Out scan(const P& p, In first, In last, Out d_first, std::optional<T> init, Op& 
     std::optional<T> carry = std::move(init);
     if constexpr (!std::remove_cvref_t<P>::kind::parallel) {
         // One chunk, or chunks in order: each goes on from the last.
-        run_loop(p, n, [&](std::size_t b, std::size_t e) { scan_chunk<T, Exclusive>(in(b), out(b), e - b, carry, op, f); },
-                 algorithm);
+        auto body = [&](std::size_t b, std::size_t e) { scan_chunk<T, Exclusive>(in(b), out(b), e - b, carry, op, f); };
+        run_loop(p, n, chunk_fn(body), algorithm);
     } else {
         using params_t = std::remove_cvref_t<decltype(p.parameters().get())>;
         const std::size_t cores =
@@ -150,7 +165,7 @@ Out scan(const P& p, In first, In last, Out d_first, std::optional<T> init, Op& 
             }
             held = false;
         };
-        run_loop(p, loop_end, [&](std::size_t b, std::size_t e) {
+        auto pass1 = [&](std::size_t b, std::size_t e) {
             std::unique_lock lock(m);
             if (!held && known == b) {
                 held = true;
@@ -168,18 +183,20 @@ Out scan(const P& p, In first, In last, Out d_first, std::optional<T> init, Op& 
                 held = true;
             }
             walk(lock);
-        }, algorithm);
+        };
+        run_loop(p, loop_end, chunk_fn(pass1), algorithm);
         // Every chunk has finished and none threw: the carry has reached loop_end.
         if (loop_end != n) pending.push_back({loop_end, n, std::move(carry)});
         // The longest first, so that the agents finish together.
         std::sort(pending.begin(), pending.end(),
                   [](const piece& x, const piece& y) { return x.end - x.begin > y.end - y.begin; });
-        run_loop(p.with(scan_pass2_parameters{cores}), pending.size(), [&](std::size_t kb, std::size_t ke) {
+        auto pass2 = [&](std::size_t kb, std::size_t ke) {
             for (; kb != ke; ++kb) {
                 piece& c = pending[kb];
                 scan_chunk<T, Exclusive>(in(c.begin), out(c.begin), c.end - c.begin, c.value, op, f);
             }
-        }, algorithm);
+        };
+        run_loop(p.with(scan_pass2_parameters{cores}), pending.size(), chunk_fn(pass2), algorithm);
     }
     return std::next(out(n - 1));
 }
