@@ -29,6 +29,9 @@ namespace weft::detail::algo::order {
 /// takes tens of microseconds, well above a task's cost).
 inline constexpr std::size_t min_sort_block = 2048;
 
+/// The largest block stable_sort sorts with std::stable_sort (when it runs in parallel).
+inline constexpr std::size_t max_stable_block = std::size_t{1} << 17;
+
 /// The executor parameters of the sorts' coarse loops (the merge sort's blocks, the
 /// quicksort's partitioning agents and leaves): one iteration per chunk, dealt to the
 /// next free agent, on the processing units the caller's policy chose. An iteration is
@@ -210,6 +213,12 @@ void sort_impl(const P& p, It first, It last, Less less, const char* algorithm) 
     // ceil(log2 c) merge as many times as 2c, and two blocks per unit balance better.
     std::size_t blocks = log2_up(cores) % 2 == 1 ? 2 * cores : cores;
     blocks = std::min(blocks, n / min_sort_block);
+    if constexpr (Stable) {
+        // std::stable_sort merges through a buffer of its own, as large as its block: at
+        // most max_stable_block elements each, these stay in cache and are reused, and
+        // the levels above them are the rounds' (which use this call's one buffer).
+        if (blocks > 1) blocks = std::max(blocks, div_up(n, max_stable_block));
+    }
     if (blocks <= 1) {
         // One block: the whole range, on the policy's executor (an exception still
         // reaches the caller as a weft::exception_list).
