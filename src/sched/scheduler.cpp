@@ -797,7 +797,16 @@ bool try_run_inline(task* t, std::uint8_t flags) noexcept {
     if (w == nullptr || w->current_ctx == nullptr) return false;
     const char probe = 0;
     if (&probe < w->inline_floor) return false;
-    if (!try_take_back_fast(w, t) && !w->sched->policy().take_back(*w, *t)) return false;
+    if (!try_take_back_fast(w, t)) {
+        if (!w->sched->policy().take_back(*w, *t)) return false;
+        if (t->ctx != nullptr) {
+            // Running it inline would restart a task that already ran part way.
+            std::fprintf(stderr, "weft: scheduler policy '%.*s' took back a task that had already started "
+                                 "(take_back must refuse resumed tasks)\n",
+                         static_cast<int>(w->sched->policy().name().size()), w->sched->policy().name().data());
+            std::abort();
+        }
+    }
     t->flags = static_cast<std::uint8_t>(t->flags | flags);
     execute(t);
     return true;

@@ -86,8 +86,10 @@ public:
     /// (own queues first, then stealing as the policy sees fit).
     virtual task* next_task(worker_context& self) noexcept = 0;
 
-    /// If `t` is the task `self` scheduled most recently and nobody has taken it yet,
-    /// removes it and returns true, so a waiting owner can run it inline. Optional.
+    /// If `t` is the task `self` scheduled most recently, is still new (staged: it
+    /// never ran) and nobody has taken it yet, removes it and returns true, so a
+    /// waiting owner can run it inline. It must refuse a task that started, suspended
+    /// and was resumed onto `self`: that one continues on its own context. Optional.
     virtual bool take_back(worker_context& /*self*/, task& /*t*/) noexcept { return false; }
 
     /// Optional fast path: a deque owned by `worker` where new normal-priority tasks

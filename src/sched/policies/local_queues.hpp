@@ -131,6 +131,11 @@ struct alignas(cache_line_size) local_queues {
     bool take_back(task& t) noexcept {
         auto& dq = t.priority == task_priority::high ? high : staged;
         if (dq.peek_bottom() != &t) return false;
+        // `high` also holds resumed high-priority tasks: a child that was stolen, then
+        // suspended and resumed onto this worker, must continue on its own context, not
+        // restart inline. relaxed: whoever last wrote the state published it to this
+        // thread before t entered this deque (our own resume, or the inbox's acquire).
+        if (t.state.load(std::memory_order_relaxed) != task_state::staged) return false;
         return dq.pop() == &t;
     }
 };

@@ -178,3 +178,45 @@ TEST(task_group, a_child_exception_during_unwinding_is_reported_not_lost) {
 }
 
 }  // namespace
+
+namespace {
+
+// Regression: a high-priority child that ran elsewhere, suspended, and was resumed onto
+// the waiting parent's own worker sits in the same deque as new high-priority tasks.
+// wait() must not take it back and restart it inline (its body ran twice, and its
+// block leaked, under the static policy before the fix).
+TEST(task_group, a_resumed_child_is_never_restarted_inline) {
+    weft::runtime_config cfg = two_workers();
+    cfg.scheduler = "static";
+    weft::runtime rt(cfg);
+    struct suspended_slot {
+        std::atomic<weft::detail::task*> self{nullptr};
+    };
+    weft::async([] {
+        const int parent_worker = weft::this_task::worker_index();
+        std::atomic<int> starts{0};
+        std::atomic<int> child_worker{-1};
+        suspended_slot slot;
+        weft::task_group g;
+        const weft::task_attributes high{weft::task_priority::high};
+        g.run(high, [] {});  // static deals round-robin from the spawner: this one stays here
+        g.run(high, [&] {    // and this one goes to the other worker
+            starts.fetch_add(1);
+            child_worker.store(weft::this_task::worker_index());
+            weft::detail::suspend(
+                [](weft::detail::task* self, void* arg) noexcept {
+                    static_cast<suspended_slot*>(arg)->self.store(self);
+                },
+                &slot);
+        });
+        weft::detail::task* child = nullptr;
+        while ((child = slot.self.load()) == nullptr) std::this_thread::yield();
+        // Resumed from this worker: the static policy queues it on this worker.
+        weft::detail::resume(child);
+        g.wait();
+        EXPECT_NE(child_worker.load(), parent_worker);
+        EXPECT_EQ(starts.load(), 1);
+    }).get();
+}
+
+}  // namespace
