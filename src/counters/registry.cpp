@@ -435,7 +435,7 @@ reading read_all(const scheduler& s) {
     t.n_terminated = cached;
     const auto stacks = static_cast<double>(s.contexts_allocated());
     t.stacks = stacks;
-    t.stack_bytes = stacks * static_cast<double>(s.stack_size() + weft::detail::page_size());
+    t.stack_bytes = static_cast<double>(s.context_stack_bytes()) + stacks * static_cast<double>(weft::detail::page_size());
     t.block_bytes = static_cast<double>(weft::detail::task_block_pool_bytes());
     t.uptime_ticks = r.ticks > s.start_ticks() ? static_cast<double>(r.ticks - s.start_ticks()) : 0.0;
     const auto [resident, virt] = statm_bytes();

@@ -49,6 +49,7 @@ constexpr unsigned spin_rounds_per_clock_check = 64;
 // Switching (platform/fiber_switch.hpp does the sanitizer annotations).
 
 [[noreturn]] void context_entry(transfer_t) noexcept;
+[[noreturn]] void own_stack_entry(transfer_t) noexcept;
 
 // The per-thread exception-handling state of the Itanium C++ ABI (what
 // abi::__cxa_get_globals() returns): exceptions caught and being handled, and the count
@@ -193,6 +194,9 @@ void execute(task* t) noexcept {
     __builtin_unreachable();
 }
 
+void run_from_loop(worker* w, task* t) noexcept;
+[[noreturn]] void switch_to_own_stack(worker* w, task* t, std::size_t bytes) noexcept;
+
 void worker_loop() noexcept {
     for (;;) {
         worker* w = current_worker();
@@ -234,19 +238,46 @@ void worker_loop() noexcept {
                 trace_add(w, trace_event::steal, now, t->id, t->name, w->last_victim);
         }
         if (t->ctx != nullptr) switch_to_pending(w, t);
-        w->loop_task = t;
-        begin_phase(w, t, false, phase_clock(w));
-        execute(t);
-        // Scheduler bypass: run what the finished task readied as its last act.
-        for (w = current_worker(); w->bypass != nullptr; w = current_worker()) {
-            task* next = std::exchange(w->bypass, nullptr);
-            continue_phase(w, next);
-            w->loop_task = next;
-            execute(next);
-        }
-        end_phase(w, false);
-        w->loop_task = nullptr;
+        if (const std::size_t bytes = scheduler::own_stack_bytes(*t); bytes > w->current_ctx->stk.size)
+            switch_to_own_stack(w, t, bytes);
+        run_from_loop(w, t);
     }
+}
+
+// Runs the new task `t` from the loop, then the tasks it readies through the bypass slot.
+void run_from_loop(worker* w, task* t) noexcept {
+    w->loop_task = t;
+    begin_phase(w, t, false, phase_clock(w));
+    execute(t);
+    // Scheduler bypass: run what the finished task readied as its last act.
+    for (w = current_worker(); w->bypass != nullptr; w = current_worker()) {
+        task* next = std::exchange(w->bypass, nullptr);
+        continue_phase(w, next);
+        w->loop_task = next;
+        execute(next);
+    }
+    end_phase(w, false);
+    w->loop_task = nullptr;
+}
+
+// Leaves the current stack for good and starts the new task `t` on a stack of its own
+// (task_flag_own_stack); the worker then goes on with its loop on that stack.
+[[noreturn]] void switch_to_own_stack(worker* w, task* t, std::size_t bytes) noexcept {
+    context* target = nullptr;
+    try {
+        target = w->sched->own_stack_context(bytes);
+    } catch (const std::exception& e) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "weft: cannot map a %zu-byte stack for task %s: %s\n", bytes,
+                     t->name != nullptr ? t->name : "(unnamed)", e.what());
+        std::abort();
+    }
+    context* abandoned = w->current_ctx;
+    w->own_stack_first = t;
+    w->set_current_ctx(target);
+    before_switch(&abandoned->fiber, true, target->fiber);
+    bctx::ontop_fcontext(target->fctx, abandoned, on_resume_landing);
+    __builtin_unreachable();
 }
 
 transfer_t on_exit_landing(transfer_t tr) noexcept {
@@ -256,14 +287,25 @@ transfer_t on_exit_landing(transfer_t tr) noexcept {
     return {nullptr, nullptr};
 }
 
-[[noreturn]] void context_entry(transfer_t) noexcept {
-    worker_loop();
+[[noreturn]] void leave_for_thread_stack() noexcept {
     worker* w = current_worker();
     context* here = w->current_ctx;
     w->set_current_ctx(nullptr);
     before_switch(&here->fiber, true, w->thread_ctx.fiber);
     bctx::ontop_fcontext(w->thread_ctx.fctx, here, on_exit_landing);
     __builtin_unreachable();
+}
+
+[[noreturn]] void context_entry(transfer_t) noexcept {
+    worker_loop();
+    leave_for_thread_stack();
+}
+
+[[noreturn]] void own_stack_entry(transfer_t) noexcept {
+    worker* w = current_worker();
+    run_from_loop(w, std::exchange(w->own_stack_first, nullptr));
+    worker_loop();
+    leave_for_thread_stack();
 }
 
 // ---------------------------------------------------------------------------------
@@ -304,7 +346,9 @@ void segv_handler(int sig, siginfo_t* info, void* uctx) {
         }
         write_str(" (stack size ");
         write_u64(w->current_ctx->stk.size);
-        write_str(" bytes); raise --weft:stack-size\n");
+        write_str(t != nullptr && (t->flags & task_flag_own_stack) != 0
+                      ? " bytes); raise its task_attributes::stack_size\n"
+                      : " bytes); raise --weft:stack-size\n");
         std::abort();
     }
     // Not ours: hand the fault to whoever handled it before us (a sanitizer, or the default).
@@ -476,19 +520,7 @@ context* scheduler::fresh_context(worker* w) {
             c->fiber.init_for_stack(c->stk);
         }
     } else {
-        c = new context;
-        try {
-            c->stk = allocate_stack(cfg_.stack_size);
-        } catch (...) {
-            delete c;
-            throw;
-        }
-        c->fiber.init_for_stack(c->stk);
-        std::lock_guard lock(contexts_mutex_);
-        c->registry_next = contexts_head_;
-        if (contexts_head_ != nullptr) contexts_head_->registry_prev = c;
-        contexts_head_ = c;
-        ++contexts_count_;
+        c = new_context(cfg_.stack_size);
     }
     c->fiber.asan_fake_stack = nullptr;
     c->fiber.clear_stale_poison();
@@ -496,9 +528,29 @@ context* scheduler::fresh_context(worker* w) {
     return c;
 }
 
+context* scheduler::own_stack_context(std::size_t bytes) {
+    context* c = new_context(bytes);
+    c->fctx = bctx::make_fcontext(c->stk.top(), c->stk.size, own_stack_entry);
+    return c;
+}
+
+context* scheduler::new_context(std::size_t bytes) {
+    auto c = std::make_unique<context>();
+    c->stk = allocate_stack(bytes);
+    c->fiber.init_for_stack(c->stk);
+    std::lock_guard lock(contexts_mutex_);
+    c->registry_next = contexts_head_;
+    if (contexts_head_ != nullptr) contexts_head_->registry_prev = c.get();
+    contexts_head_ = c.get();
+    ++contexts_count_;
+    contexts_bytes_ += c->stk.size;
+    return c.release();
+}
+
 void scheduler::recycle_context(worker* w, context* c) noexcept {
     constexpr std::size_t keep = 64;
-    if (w->ctx_cache.size() < keep) {
+    // A task's own (larger) stack is unmapped at once: it was sized for that task.
+    if (c->stk.size == cfg_.stack_size && w->ctx_cache.size() < keep) {
         try {
             w->ctx_cache.push_back(c);
             w->stats.cached_contexts.store(w->ctx_cache.size(), std::memory_order_relaxed);  // relaxed: as above
@@ -516,6 +568,7 @@ void scheduler::release_context(context* c) noexcept {
         else contexts_head_ = c->registry_next;
         if (c->registry_next != nullptr) c->registry_next->registry_prev = c->registry_prev;
         --contexts_count_;
+        contexts_bytes_ -= c->stk.size;
     }
     c->fiber.release();
     deallocate_stack(c->stk);
@@ -527,10 +580,33 @@ std::size_t scheduler::contexts_allocated() const {
     return contexts_count_;
 }
 
+std::size_t scheduler::context_stack_bytes() const {
+    std::lock_guard lock(contexts_mutex_);
+    return contexts_bytes_;
+}
+
+void scheduler::requeue(worker* self, task* t) noexcept {
+    try {
+        after_schedule(self, policy_->schedule(self, *t));
+    } catch (...) {
+        std::fprintf(stderr, "weft: the scheduler policy failed to requeue a task\n");
+        std::terminate();
+    }
+}
+
 void scheduler::spawn(worker* self, task* t) {
     if ((t->flags & task_flag_pinned) != 0 && t->last_worker >= workers_.size())
         throw error("weft: a task was pinned to worker " + std::to_string(t->last_worker) + ", but the runtime has " +
                     std::to_string(workers_.size()) + " worker(s) (task_attributes::worker must be below num_workers())");
+    if ((t->flags & task_flag_own_stack) != 0) {
+        const std::size_t bytes = std::size_t{t->stack_kib} * 1024;
+        if (bytes > task_attributes::max_stack_size)
+            throw error("weft: task_attributes::stack_size of " + std::to_string(bytes) +
+                        " bytes is above the maximum, task_attributes::max_stack_size (" +
+                        std::to_string(task_attributes::max_stack_size) + " bytes)");
+        // The runtime's stacks are big enough: nothing special to do.
+        if (round_stack_size(bytes) <= cfg_.stack_size) t->flags = static_cast<std::uint8_t>(t->flags & ~task_flag_own_stack);
+    }
     if (self != nullptr) {
         t->id = (++self->spawn_seq << 12) | ((self->index + 1) & 0xfff);
         if ((self->spawn_seq & (wait_sample_period - 1)) == 0 && self->timing) t->queued_at = cycle_clock_now();
@@ -799,6 +875,12 @@ bool try_run_inline(task* t, std::uint8_t flags) noexcept {
     if (&probe < w->inline_floor) return false;
     if (!try_take_back_fast(w, t)) {
         if (!w->sched->policy().take_back(*w, *t)) return false;
+        if (scheduler::own_stack_bytes(*t) > w->current_ctx->stk.size) {
+            // It needs a bigger stack than this one: back to the queues, where the loop
+            // starts it on a stack of its own.
+            w->sched->requeue(w, t);
+            return false;
+        }
         if (t->ctx != nullptr) {
             // Running it inline would restart a task that already ran part way.
             std::fprintf(stderr, "weft: scheduler policy '%.*s' took back a task that had already started "

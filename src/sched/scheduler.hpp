@@ -108,6 +108,7 @@ struct alignas(cache_line_size) worker : ext::worker_context, worker_hot {
     std::vector<context*> ctx_cache;              ///< recycled task stacks
     task_fifo pinned;                             ///< pinned tasks taken from the inbox, in order
     task_fifo pinned_yielded;                     ///< those that yielded: run after other work
+    task* own_stack_first = nullptr;              ///< the task a new own-stack context starts with
     std::size_t inline_reserve = 0;               ///< see worker_hot::inline_floor
     unsigned idle_spins = 0;
     std::chrono::steady_clock::time_point idle_since{};
@@ -165,6 +166,8 @@ public:
     std::vector<std::uint64_t> finished_per_worker() const;
     /// Contexts currently allocated (task stacks in use or cached).
     std::size_t contexts_allocated() const;
+    /// Usable bytes of those contexts' stacks (guard pages not included).
+    std::size_t context_stack_bytes() const;
     /// Worker `i` (for the counters layer; its stats may be read from any thread).
     const worker& worker_at(unsigned i) const noexcept { return *workers_[i]; }
     /// Tasks spawned from threads that are not workers, and resume() calls made there.
@@ -191,8 +194,20 @@ public:
     bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
     /// More workers than processing units: idle workers yield the CPU while they spin.
     bool oversubscribed() const noexcept { return oversubscribed_; }
+    /// A context whose stack starts the scheduling loop: a cached one of the runtime's
+    /// stack size, or a new one.
     context* fresh_context(worker* w);
+    /// A new context with `bytes` of stack (more than the runtime's) that runs `t`
+    /// first (task_flag_own_stack), then the scheduling loop.
+    context* own_stack_context(std::size_t bytes);
+    /// Contexts the worker left for good: kept for reuse when of the runtime's size.
     void recycle_context(worker* w, context* c) noexcept;
+    /// The usable stack bytes `t` needs: its own size (task_flag_own_stack), or 0.
+    static std::size_t own_stack_bytes(const task& t) noexcept {
+        return (t.flags & task_flag_own_stack) != 0 ? round_stack_size(std::size_t{t.stack_kib} * 1024) : 0;
+    }
+    /// Puts a task the caller took back (but will not run) where the policy wants it.
+    void requeue(worker* self, task* t) noexcept;
 
 private:
     void worker_main(worker* w);
@@ -201,6 +216,7 @@ private:
     void notify_idle_watchers() noexcept;
     void timer_main();
     void release_context(context* c) noexcept;
+    context* new_context(std::size_t bytes);
     [[noreturn]] void report_deadlock();
 
     scheduler_config cfg_;
@@ -227,6 +243,7 @@ private:
     mutable std::mutex contexts_mutex_;
     context* contexts_head_ = nullptr;
     std::size_t contexts_count_ = 0;
+    std::size_t contexts_bytes_ = 0;
 
     // Timers for sleep_for / sleep_until.
     std::mutex timer_mutex_;

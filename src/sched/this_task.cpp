@@ -57,6 +57,11 @@ int worker_index() noexcept {
     return w != nullptr ? static_cast<int>(w->index) : -1;
 }
 
+std::size_t stack_size() noexcept {
+    const detail::worker* w = detail::current_worker();
+    return w != nullptr && w->current_ctx != nullptr ? w->current_ctx->stk.size : 0;
+}
+
 }  // namespace weft::this_task
 
 namespace weft {

@@ -4,8 +4,10 @@
 
 #include <weft/execution/executor.hpp>
 #include <weft/futures/future.hpp>
+#include <weft/config/errors.hpp>
 #include <weft/sched/post.hpp>
 #include <weft/sched/task_group.hpp>
+#include <weft/sched/this_task.hpp>
 #include <weft/threads/task.hpp>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -78,8 +81,12 @@ public:
     bool operator==(const sequenced_executor&) const noexcept = default;
 };
 
-/// Runs each agent as a weft task on the runtime's workers, with a priority and a name
-/// for its tasks (weft::task_attributes). The default executor of par.
+/// Runs each agent as a weft task on the runtime's workers, with the priority, name and
+/// stack size given to its tasks (weft::task_attributes). The default executor of par.
+///
+/// With a stack size (with_stack_size, or task_attributes::stack_size) every agent runs
+/// on a stack at least that large: bulk_sync_execute then starts its fork from a task
+/// with that stack when the caller's own is smaller, and so do the parallel algorithms.
 ///
 /// bulk_sync_execute forks the agents through a weft::task_group in a binary tree (so
 /// idle workers steal half of the rest, not one agent at a time) and runs what nobody
@@ -96,7 +103,20 @@ public:
     constexpr const task_attributes& attributes() const noexcept { return attributes_; }
     /// The same executor with another priority.
     constexpr parallel_executor with_priority(task_priority p) const noexcept {
-        return parallel_executor(task_attributes{p, attributes_.name});
+        task_attributes a = attributes_;
+        a.priority = p;
+        return parallel_executor(a);
+    }
+    /// The same executor, its tasks on stacks of at least `bytes` usable bytes (0: the
+    /// runtime's --weft:stack-size). @throws weft::error above task_attributes::max_stack_size.
+    parallel_executor with_stack_size(std::size_t bytes) const {
+        if (bytes > task_attributes::max_stack_size)
+            throw weft::error("weft::execution::parallel_executor::with_stack_size: " + std::to_string(bytes) +
+                              " bytes is above task_attributes::max_stack_size (" +
+                              std::to_string(task_attributes::max_stack_size) + ")");
+        task_attributes a = attributes_;
+        a.stack_size = bytes;
+        return parallel_executor(a);
     }
 
     template <class F, class... Args>
@@ -155,6 +175,12 @@ private:
     template <class Agent>
     void fork(std::size_t n, Agent&& agent) const {
         if (n == 0) return;
+        if (attributes_.stack_size > weft::this_task::stack_size()) {
+            // The caller would run agents on a stack smaller than asked: fork from a task
+            // that has the stack.
+            weft::async(attributes_, [this, n, &agent] { fork(n, agent); }).get();
+            return;
+        }
         if (n == 1) {
             agent(0);
             return;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <ostream>
@@ -48,6 +49,11 @@ const char* get_name() noexcept;
 /// The index of the worker running the caller (0..threads-1), or -1 outside workers.
 /// A task may move between workers whenever it suspends.
 int worker_index() noexcept;
+
+/// The usable bytes of the stack the caller runs on: the runtime's --weft:stack-size, or
+/// more for a task given a larger task_attributes::stack_size (and for whatever its
+/// worker runs on that stack after it); 0 on a thread that is not a weft worker.
+std::size_t stack_size() noexcept;
 
 }  // namespace this_task
 

@@ -5,6 +5,7 @@
 #include <weft/config/config.hpp>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace weft {
@@ -26,6 +27,14 @@ struct task_attributes {
     /// (fork_join_executor, thread_pool_executor, the NUMA executors) use this.
     unsigned worker = any_worker;
     static constexpr unsigned any_worker = ~0u;
+    /// Usable stack bytes the task needs, or 0 for the runtime's (--weft:stack-size).
+    /// A task asking for more than the runtime's size runs on a stack of its own, mapped
+    /// when it starts and unmapped when it ends (rounded up to whole pages, at most
+    /// max_stack_size; more throws weft::error at spawn). Such a task is never run
+    /// inline on a smaller stack (by a waiting get() or task_group::wait()). Asking
+    /// for less than the runtime's size changes nothing.
+    std::size_t stack_size = 0;
+    static constexpr std::size_t max_stack_size = std::size_t{1} << 30;
 };
 
 namespace detail {
@@ -54,6 +63,8 @@ struct alignas(cache_line_size) task {
     /// Cycle-clock tick when it was queued, for the wait-time counters; 0 when not
     /// sampled (new tasks are sampled one in wait_sample_period, resumed ones always).
     std::uint64_t queued_at = 0;
+    /// task_attributes::stack_size in KiB (rounded up) when task_flag_own_stack is set.
+    std::uint32_t stack_kib = 0;
 };
 static_assert(sizeof(task) == cache_line_size);
 
@@ -65,6 +76,12 @@ inline constexpr std::uint8_t task_flag_internal = 1u << 2;
 /// Runs only on worker `last_worker` (task_attributes::worker): the loop keeps it out of
 /// the policy's queues, in that worker's own inbox, so no policy can let it be stolen.
 inline constexpr std::uint8_t task_flag_pinned = 1u << 3;
+/// Needs a stack larger than the runtime's (task::stack_kib): started on a stack of its
+/// own, never run inline, never through the spawn fast path or the bypass slot.
+inline constexpr std::uint8_t task_flag_own_stack = 1u << 4;
+/// Tasks that the header-only fast paths (spawn queue, bypass, take-back) leave to
+/// the scheduler.
+inline constexpr std::uint8_t task_flags_slow_path = task_flag_pinned | task_flag_own_stack;
 
 /// One new task in this many has its queue wait timed (a power of two): the wait-time
 /// counters are averages, and timing every spawn would cost more than all the other

@@ -106,7 +106,10 @@ TEST_P(executors_test, every_operation_on_every_executor) {
     { SCOPED_TRACE("plain"); check_operations(ex::parallel_executor{}); }
     { SCOPED_TRACE("high"); check_operations(ex::parallel_executor{weft::task_priority::high, "high"}); }
     { SCOPED_TRACE("minimal"); check_operations(minimal_executor{}); }
-    in_task([] { SCOPED_TRACE("in task"); check_operations(ex::parallel_executor{}); });
+    {
+        SCOPED_TRACE("in task");  // on the test thread: gtest keeps traces per OS thread
+        in_task([] { check_operations(ex::parallel_executor{}); });
+    }
     EXPECT_EQ(ex::processing_units_count(ex::parallel_executor{}), weft::num_workers());
     EXPECT_EQ(ex::processing_units_count(ex::sequenced_executor{}), 1u);
 }

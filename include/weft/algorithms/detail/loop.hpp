@@ -248,8 +248,11 @@ decltype(auto) dispatch(const Policy& policy, Run&& run) {
         // Called from a thread that is not a weft worker (main, say): that thread would
         // run a share of the chunks itself, unbound, while a worker idles. Run the whole
         // algorithm as a task instead and wait for it.
-        if (weft::this_task::worker_index() < 0 && weft::num_workers() > 0)
-            return weft::async(policy.executor().attributes(), [&policy, &run] { return run(policy); }).get();
+        // So is an algorithm whose executor asks for a bigger stack than the caller's: the
+        // caller runs chunks too.
+        const task_attributes& a = policy.executor().attributes();
+        if ((weft::this_task::worker_index() < 0 && weft::num_workers() > 0) || a.stack_size > weft::this_task::stack_size())
+            return weft::async(a, [&policy, &run] { return run(policy); }).get();
         return std::forward<Run>(run)(policy);
     } else {
         return std::forward<Run>(run)(policy);

@@ -60,7 +60,7 @@ inline void free_task_block(void* p, std::size_t size) noexcept { free_task_bloc
 /// task has normal priority; returns false otherwise (then call spawn()).
 inline bool try_spawn_fast(worker_hot* w, task* t) {
     if (w == nullptr || w->spawn_queue == nullptr || t->priority != task_priority::normal ||
-        (t->flags & task_flag_pinned) != 0)
+        (t->flags & task_flags_slow_path) != 0)
         return false;
     t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
     if ((w->spawn_seq & (wait_sample_period - 1)) == 0 && w->timing) t->queued_at = cycle_clock_now();
@@ -108,7 +108,7 @@ private:
 inline bool try_bypass(task* t) noexcept {
     worker_hot* w = current_worker_hot();
     if (w == nullptr || !w->completing || w->bypass != nullptr || t->priority != task_priority::normal ||
-        (t->flags & task_flag_pinned) != 0)
+        (t->flags & task_flags_slow_path) != 0)
         return false;
     t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
     // release: published before the task can run (see try_spawn_fast).
@@ -139,7 +139,14 @@ inline bool try_take_back_fast(worker_hot* w, task* t) noexcept {
     if (w == nullptr || w->spawn_queue == nullptr) return false;
     const char probe = 0;
     if (&probe < w->inline_floor) return false;
-    return w->spawn_queue->peek_bottom() == t && w->spawn_queue->pop() == t;
+    if (w->spawn_queue->peek_bottom() != t || w->spawn_queue->pop() != t) return false;
+    // Ours now, so its flags can be read: a task that needs a bigger stack goes back
+    // (to the bottom it came from: the slot is free, so the push cannot allocate).
+    if (WEFT_UNLIKELY((t->flags & task_flag_own_stack) != 0)) {
+        w->spawn_queue->push(t);
+        return false;
+    }
+    return true;
 }
 
 /// Makes a new (staged) task runnable. Throws weft::runtime_state_error when no

@@ -71,6 +71,12 @@ inline void apply_attributes(task& t, const task_attributes& a) noexcept {
         t.flags |= task_flag_pinned;
         t.last_worker = a.worker;
     }
+    if (a.stack_size != 0) {
+        // Checked against the runtime's size and the maximum at spawn (scheduler::spawn).
+        const std::size_t kib = a.stack_size / 1024 + (a.stack_size % 1024 != 0 ? 1 : 0);
+        t.flags |= task_flag_own_stack;
+        t.stack_kib = kib > 0xffff'ffffu ? 0xffff'ffffu : static_cast<std::uint32_t>(kib);
+    }
 }
 
 }  // namespace weft::detail
