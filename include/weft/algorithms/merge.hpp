@@ -27,7 +27,7 @@ Out merge_impl(const P& p, It1 first1, It1 last1, It2 first2, It2 last2, Out d_f
     // The inputs' iterators by position, their ends included.
     const auto a = [&](std::size_t i) { return i == n1 ? last1 : index1(i); };
     const auto b = [&](std::size_t j) { return j == n2 ? last2 : index2(j); };
-    loop(p, div_up(n, merge_piece), erased_chunk([&](std::size_t pb, std::size_t pe) {
+    loop(p, div_up(n, merge_piece), chunk_fn([&](std::size_t pb, std::size_t pe) {
         const std::size_t lo = pb * merge_piece;
         const std::size_t hi = std::min(n, pe * merge_piece);
         const std::size_t alo = co_rank(lo, a, n1, b, n2, less);

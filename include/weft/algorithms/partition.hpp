@@ -60,7 +60,7 @@ It partition_impl(const P& p, It first, It last, Pred& pred) {
     const std::size_t misplaced = left[pieces];  // == right[pieces]
 
     const unsigned char* const f = flags.get();
-    loop(p, div_up(misplaced, partition_piece), erased_chunk([&](std::size_t qb, std::size_t qe) {
+    loop(p, div_up(misplaced, partition_piece), chunk_fn([&](std::size_t qb, std::size_t qe) {
         const std::size_t k0 = qb * partition_piece;
         const std::size_t k1 = std::min(misplaced, qe * partition_piece);
         // The k0-th misplaced element on each side: its piece from the prefix sums, then

@@ -48,7 +48,7 @@ It stable_partition_impl(const P& p, It first, It last, Pred& pred) {
     const auto hits_at = [&](std::size_t u) { return tmp + before[u]; };
     const auto failures_at = [&](std::size_t u) { return tmp + m + u * partition_piece - before[u]; };
     buf.construct_by(pieces, [&](auto marks) {
-        loop(p, pieces, erased_chunk([&](std::size_t ub, std::size_t ue) {
+        loop(p, pieces, chunk_fn([&](std::size_t ub, std::size_t ue) {
             for (std::size_t u = ub; u < ue; ++u) {
                 const std::size_t lo = u * partition_piece;
                 const std::size_t hi = std::min(n, lo + partition_piece);
@@ -74,7 +74,7 @@ It stable_partition_impl(const P& p, It first, It last, Pred& pred) {
         std::destroy_n(hits_at(u), trues[u]);
         std::destroy_n(failures_at(u), size - trues[u]);
     });
-    loop(p, pieces, erased_chunk([&](std::size_t ub, std::size_t ue) {
+    loop(p, pieces, chunk_fn([&](std::size_t ub, std::size_t ue) {
         const std::size_t lo = ub * partition_piece;
         const std::size_t hi = std::min(n, ue * partition_piece);
         std::move(tmp + lo, tmp + hi, at(lo));

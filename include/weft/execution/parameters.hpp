@@ -112,10 +112,14 @@ private:
     std::size_t min_;
 };
 
-/// Times the loop's first iterations (doubling their number until they take
-/// `probe_time`, and never more than 1 % of the loop), then sizes chunks so that each
-/// runs for about `target` (seed 003 §5: work per task well above the scheduling
-/// overhead), handed out dynamically. A loop whose whole remaining work is shorter than
+/// Times the loop's first iterations in runs of 1, 2, 4... iterations, until a run after
+/// the first takes `probe_time` on its own (and never more than 1 % of the loop), then
+/// sizes chunks from the longest run so that each runs for about `target` (seed 003 §5:
+/// work per task well above the scheduling overhead), handed out dynamically. Only the
+/// longest run counts, and never the first alone: the first runs are dominated by what
+/// happens once (a page of output faulted in, code and caches cold, the clock reads),
+/// which overstated the cost per iteration up to 1000-fold and made chunks of a few
+/// dozen iterations out of a 10^8 loop. A loop whose whole remaining work is shorter than
 /// one target runs on the caller as one chunk: parallelism there would cost more than it
 /// saves. The default parameter of par.
 class auto_chunk_size {
@@ -136,17 +140,23 @@ public:
         if (!s.measure) return {chunk_schedule::static_blocks, std::max<std::size_t>(1, detail::div_up(s.count, s.cores))};
         const std::size_t budget = std::max<std::size_t>(1, s.count / 100);
         std::size_t timed = 0;
-        std::chrono::nanoseconds spent{0};
-        for (std::size_t k = 1; timed < budget && spent < probe_; k *= 2) {
+        std::size_t last_run = 0;  // the longest run so far and its time
+        std::chrono::nanoseconds last_time{0};
+        for (std::size_t k = 1; timed < budget && (last_time < probe_ || k <= 2); k *= 2) {
             const std::size_t now = std::min(k, budget - timed);
-            spent += s.measure(now);
+            const std::chrono::nanoseconds t = s.measure(now);
             timed += now;
+            if (now >= last_run) {
+                last_run = now;
+                last_time = t;
+            }
         }
         s.count -= timed;
         if (s.count == 0) return {chunk_schedule::dynamic, 1};
         // ns per iteration, at least 1/1024 ns so that an unmeasurably fast loop still
         // gets a finite chunk.
-        const double per = std::max(static_cast<double>(spent.count()) / static_cast<double>(timed), 1.0 / 1024);
+        const double per =
+            std::max(static_cast<double>(last_time.count()) / static_cast<double>(last_run), 1.0 / 1024);
         const double left = per * static_cast<double>(s.count);
         if (left <= static_cast<double>(target_.count())) return {chunk_schedule::static_blocks, s.count};
         const auto want = static_cast<std::size_t>(static_cast<double>(target_.count()) / per);

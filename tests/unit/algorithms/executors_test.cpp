@@ -190,8 +190,9 @@ TEST(executor_parameters, chunk_sizes_and_bad_values) {
 }
 
 TEST(executor_parameters, auto_chunk_size_times_few_iterations_and_targets_a_chunk_time) {
-    // A loop of 1,000,000 iterations of 10 ns each on 2 cores: auto times 1, 2, 4, ...
-    // iterations until 2 us have passed (at most 1 %), then chunks of 50 us / 10 ns.
+    // A loop of 1,000,000 iterations of 10 ns each on 2 cores: auto times runs of 1, 2,
+    // 4, ... iterations until one run takes 2 us (at most 1 % of the loop), then chunks
+    // of 50 us / 10 ns.
     std::size_t timed = 0;
     ex::loop_shape s{1'000'000, 2, [&timed](std::size_t k) {
                          timed += k;
@@ -199,8 +200,8 @@ TEST(executor_parameters, auto_chunk_size_times_few_iterations_and_targets_a_chu
                      }};
     const ex::chunking c = ex::auto_chunk_size().chunks(s);
     EXPECT_EQ(c.schedule, ex::chunk_schedule::dynamic);
-    EXPECT_EQ(timed, 255u);  // 1+2+...+128 = 255 iterations, 2.55 us >= 2 us
-    EXPECT_EQ(s.count, 1'000'000u - 255u);
+    EXPECT_EQ(timed, 511u);  // 1+2+...+256 = 511 iterations: the run of 256 took 2.56 us
+    EXPECT_EQ(s.count, 1'000'000u - 511u);
     EXPECT_EQ(c.chunk, 5000u);
     // A short loop (total below one target) runs as one chunk.
     ex::loop_shape small{1000, 2, [](std::size_t k) { return std::chrono::nanoseconds(10 * k); }};
@@ -214,9 +215,20 @@ TEST(executor_parameters, auto_chunk_size_times_few_iterations_and_targets_a_chu
                             return std::chrono::nanoseconds(1'000'000 * k);
                         }};
     const ex::chunking c2 = ex::auto_chunk_size().chunks(slow);
-    EXPECT_EQ(timed_slow, 1u);  // 1 ms > the 2 us probe time after the first iteration
+    EXPECT_EQ(timed_slow, 3u);  // runs of 1 and 2: never the first run alone
     EXPECT_EQ(c2.chunk, 1u);
     EXPECT_EQ(c2.schedule, ex::chunk_schedule::dynamic);
+    // A first run slowed by what happens once (a page fault: 2.5 us for one iteration of
+    // 1 ns) must not size the chunks: the longest run does, at 1 ns per iteration.
+    std::vector<std::size_t> runs;
+    ex::loop_shape faulted{100'000'000, 2, [&runs](std::size_t k) {
+                               runs.push_back(k);
+                               return std::chrono::nanoseconds(runs.size() == 1 ? 2500 : k);
+                           }};
+    const ex::chunking c3 = ex::auto_chunk_size().chunks(faulted);
+    EXPECT_EQ(runs.back(), 2048u);  // the first run of at least 2 us
+    EXPECT_EQ(c3.chunk, 50'000u);
+    EXPECT_EQ(c3.schedule, ex::chunk_schedule::dynamic);
     // Without a way to time, one static chunk per core.
     ex::loop_shape blind{100, 4, {}};
     EXPECT_EQ(ex::auto_chunk_size().chunks(blind).chunk, 25u);

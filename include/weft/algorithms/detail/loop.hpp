@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <exception>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -70,6 +71,26 @@ public:
 private:
     std::mutex m_;
     std::vector<std::exception_ptr> errors_;
+};
+
+/// A chunk body called through one function pointer (as a function_ref: what it refers
+/// to must outlive the call it is passed to). run_loop erases every body to this one type,
+/// so that the loop (its schedules, for each executor: the costly part to compile) is
+/// compiled once per policy rather than once per algorithm, element function and pass.
+/// One indirect call per chunk costs nothing next to the chunk.
+class chunk_fn {
+public:
+    template <class F>
+        requires(!std::is_same_v<std::remove_cvref_t<F>, chunk_fn>)
+    explicit chunk_fn(F&& f) noexcept
+        : f_(static_cast<const void*>(std::addressof(f))), call_([](const void* x, std::size_t b, std::size_t e) {
+              (*static_cast<std::remove_reference_t<F>*>(const_cast<void*>(x)))(b, e);
+          }) {}
+    void operator()(std::size_t b, std::size_t e) const { call_(f_, b, e); }
+
+private:
+    const void* f_;
+    void (*call_)(const void*, std::size_t, std::size_t);
 };
 
 /// Runs `body` on [0, n) in chunks; exceptions go to `errors` (null: they may not happen).
@@ -186,8 +207,8 @@ void run_chunks(const Policy& policy, std::size_t n, Body& body, error_sink* err
 /// Runs body(b, e) once per chunk [b, e) of [0, n), as `policy` says, and returns when
 /// every chunk has run. Every chunk runs even if others threw; an exception stops only
 /// its own chunk.
-template <class Policy, class Body>
-void run_loop(const Policy& policy, std::size_t n, Body&& body, const char* algorithm) {
+template <class Policy>
+void run_erased_loop(const Policy& policy, std::size_t n, chunk_fn body, const char* algorithm) {
     using kind = typename std::remove_cvref_t<Policy>::kind;
     static_assert(!kind::is_task, "run_loop runs the synchronous variant of a policy");
     if (n == 0) return;
@@ -200,6 +221,11 @@ void run_loop(const Policy& policy, std::size_t n, Body&& body, const char* algo
         run_chunks<Policy>(policy, n, body, &errors);
         errors.rethrow(algorithm);
     }
+}
+template <class Policy, class Body>
+void run_loop(const Policy& policy, std::size_t n, Body&& body, const char* algorithm) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<Body>, chunk_fn>) run_erased_loop(policy, n, body, algorithm);
+    else run_erased_loop(policy, n, chunk_fn(body), algorithm);
 }
 
 }  // namespace weft::detail::algo

@@ -32,27 +32,9 @@ namespace weft::detail::algo::order {
 /// comparisons, mostly cache misses) over enough elements.
 inline constexpr std::size_t merge_piece = 2048;
 
-/// A chunk body called through a pointer (as a function_ref: it must outlive the call
-/// it is passed to). All the loops of these algorithms go through loop() below with one,
-/// so that each policy type compiles run_loop once for all of them, not once per body:
-/// an indirect call per chunk costs nothing next to a chunk's work.
-class erased_chunk {
-public:
-    template <class F>
-    explicit erased_chunk(F&& f) noexcept
-        : f_(static_cast<const void*>(std::addressof(f))), call_([](const void* x, std::size_t b, std::size_t e) {
-              (*static_cast<std::remove_reference_t<F>*>(const_cast<void*>(x)))(b, e);
-          }) {}
-    void operator()(std::size_t b, std::size_t e) const { call_(f_, b, e); }
-
-private:
-    const void* f_;
-    void (*call_)(const void*, std::size_t, std::size_t);
-};
-
 /// run_loop(p, n, body, algorithm) through an erased body.
 template <class P>
-void loop(const P& p, std::size_t n, erased_chunk body, const char* algorithm) {
+void loop(const P& p, std::size_t n, chunk_fn body, const char* algorithm) {
     run_loop(p, n, body, algorithm);
 }
 
@@ -60,7 +42,7 @@ void loop(const P& p, std::size_t n, erased_chunk body, const char* algorithm) {
 /// a sequential policy), its exception delivered as the policy says.
 template <class P, class F>
 void serially(const P& p, const char* algorithm, F&& f) {
-    loop(p, 1, erased_chunk([&](std::size_t, std::size_t) { f(); }), algorithm);
+    loop(p, 1, chunk_fn([&](std::size_t, std::size_t) { f(); }), algorithm);
 }
 
 /// a / b rounded up.

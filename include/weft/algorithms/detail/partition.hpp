@@ -41,7 +41,7 @@ template <class P, class Index, class Test>
 std::size_t classify(const P& p, const Index& at, std::size_t n, const Test& test, unsigned char* flags,
                      std::size_t* trues, const char* algorithm) {
     const std::size_t pieces = div_up(n, partition_piece);
-    loop(p, pieces, erased_chunk([&](std::size_t ub, std::size_t ue) {
+    loop(p, pieces, chunk_fn([&](std::size_t ub, std::size_t ue) {
         for (std::size_t u = ub; u < ue; ++u) {
             const std::size_t lo = u * partition_piece;
             const std::size_t hi = std::min(n, lo + partition_piece);

@@ -95,7 +95,7 @@ std::size_t partition_blocks(const P& p, S first, std::size_t n, std::size_t age
     const auto right_block = [&](std::size_t j) { return advanced(first, n - (j + 1) * k); };
     std::mutex m;
     std::vector<std::size_t> open_left, open_right;  // blocks left unfinished
-    loop(p, agents, erased_chunk([&](std::size_t ab, std::size_t ae) {
+    loop(p, agents, chunk_fn([&](std::size_t ab, std::size_t ae) {
         const Test t = test;  // a copy of its own: nothing the swaps write can alias it
         for (; ab != ae; ++ab) {
             std::size_t li = 0, ri = 0;
@@ -251,7 +251,7 @@ void quick_sort_impl(const BP& bp, S base, std::size_t n, std::size_t cores, con
     // The leaves, largest first (so that the last ones to start are the short ones).
     std::sort(leaves.begin(), leaves.end(),
               [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
-    loop(bp, leaves.size(), erased_chunk([&](std::size_t b, std::size_t e) {
+    loop(bp, leaves.size(), chunk_fn([&](std::size_t b, std::size_t e) {
         for (; b != e; ++b) std::sort(advanced(base, leaves[b].first), advanced(base, leaves[b].second), less);
     }), algorithm);
 }

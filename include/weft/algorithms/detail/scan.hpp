@@ -42,22 +42,6 @@ struct scan_identity {
     }
 };
 
-/// A chunk body called through one function pointer. run_loop's body is then of this one
-/// type whatever the scan: the loop (its schedules, for each executor: the costly part
-/// to compile) is compiled once per policy rather than once per scan and pass. One
-/// indirect call per chunk costs nothing next to the chunk.
-class chunk_fn {
-public:
-    template <class F>
-    explicit chunk_fn(F& f) noexcept
-        : f_(static_cast<void*>(&f)), call_([](void* g, std::size_t b, std::size_t e) { (*static_cast<F*>(g))(b, e); }) {}
-    void operator()(std::size_t b, std::size_t e) const { call_(f_, b, e); }
-
-private:
-    void* f_;
-    void (*call_)(void*, std::size_t, std::size_t);
-};
-
 /// What a scan whose sums are of type T needs of its operation, U being the type of an
 /// element (as transformed): op(T, U), op(U, U) and op(T, T) convertible to T (std's
 /// requirements for the parallel overloads, less op(U, T), which is never called).

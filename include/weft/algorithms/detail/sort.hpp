@@ -117,14 +117,14 @@ void merge_round(const P& p, Src src, Dst dst, std::size_t n, std::size_t width,
     std::vector<std::size_t> ranks;  // of the pieces' first outputs, if found first
     if constexpr (!co_rank_while_moving<std::iter_value_t<Src>>) {
         ranks.resize(pieces);
-        loop(p, pieces, erased_chunk([&](std::size_t pb, std::size_t pe) {
+        loop(p, pieces, chunk_fn([&](std::size_t pb, std::size_t pe) {
             for (std::size_t u = pb; u < pe; ++u) {
                 const auto [q0, mid, q1] = pair_of(u * merge_piece);
                 ranks[u] = search(u * merge_piece, q0, mid, q1);
             }
         }), algorithm);
     }
-    loop(p, pieces, erased_chunk([&](std::size_t pb, std::size_t pe) {
+    loop(p, pieces, chunk_fn([&](std::size_t pb, std::size_t pe) {
         std::size_t b = pb * merge_piece;
         const std::size_t e = std::min(n, pe * merge_piece);
         const Dst start = advanced(dst, b);
@@ -180,7 +180,7 @@ void merge_round(const P& p, Src src, Dst dst, std::size_t n, std::size_t width,
 template <bool Stable, class BP, class S, class T, class Marks, class Less>
 void sort_blocks(const BP& bp, S base, T* tmp, std::size_t n, std::size_t size, std::size_t blocks, bool odd,
                  Marks marks, const Less& less, const char* algorithm) {
-    loop(bp, blocks, erased_chunk([&](std::size_t kb, std::size_t ke) {
+    loop(bp, blocks, chunk_fn([&](std::size_t kb, std::size_t ke) {
         for (std::size_t k = kb; k < ke; ++k) {
             const std::size_t lo = k * size;
             const std::size_t hi = std::min(n, lo + size);
