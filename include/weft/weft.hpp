@@ -1,6 +1,8 @@
 // weft: the umbrella header for users (weft's own code never includes it).
 #pragma once
 
+#include <weft/adapt/policy.hpp>
+#include <weft/adapt/search.hpp>
 #include <weft/algorithms.hpp>
 #include <weft/config/errors.hpp>
 #include <weft/counters/counters.hpp>

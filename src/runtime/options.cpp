@@ -119,6 +119,8 @@ constexpr option_spec options[] = {
     {"list-counters", nullptr, false, "       list every counter with its unit and meaning, then exit"},
     {"counter-timing", "WEFT_COUNTER_TIMING", true, "on|off  time task phases and queue waits (default on)"},
     {"trace", "WEFT_TRACE", true, "FILE.json      write a timeline of every worker (Chrome trace format, Perfetto)"},
+    {"adapt-log", "WEFT_ADAPT_LOG", true, "FILE|stderr|stdout  log what the policy engine and tunables do"},
+    {"adapt-history", "WEFT_ADAPT_HISTORY", true, "FILE  keep tunables' search history in FILE; re-runs start warm"},
     {"help", nullptr, false, "                this text; the program does not run"},
 };
 
@@ -148,6 +150,12 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "trace") {
         if (value.empty()) fail(where, value, "a file name, e.g. trace.json");
         cfg.trace_file = std::string(value);
+    } else if (name == "adapt-log") {
+        if (value.empty()) fail(where, value, "stderr, stdout or a file name");
+        cfg.adapt_log = std::string(value);
+    } else if (name == "adapt-history") {
+        if (value.empty()) fail(where, value, "a file name");
+        cfg.adapt_history = std::string(value);
     } else if (name == "help") cfg.help = true;
 }
 

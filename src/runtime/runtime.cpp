@@ -1,4 +1,5 @@
 // weft::runtime (see include/weft/runtime/runtime.hpp).
+#include <weft/adapt/policy.hpp>
 #include <weft/config/errors.hpp>
 #include <weft/platform/topology.hpp>
 #include <weft/runtime/runtime.hpp>
@@ -101,7 +102,9 @@ void runtime::start() {
     cc.trace_file = cfg_.trace_file;
     try {
         counters::detail::start_service(cc);
+        adapt::detail::start_engine({cfg_.adapt_log, cfg_.adapt_history});
     } catch (...) {
+        adapt::detail::stop_engine();
         counters::detail::stop_service();
         sched_->stop();
         counters::detail::forget_hardware(sched_.get());
@@ -117,6 +120,7 @@ void runtime::wait() {
 void runtime::stop() {
     if (!sched_) return;
     sched_->wait_for_quiescence();
+    adapt::detail::stop_engine();  // no policy runs once the counters stop
     counters::detail::stop_service();  // the last print ("at exit") sees the final counts
     sched_->stop();
     counters::detail::write_trace(*sched_);

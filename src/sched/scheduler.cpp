@@ -204,6 +204,16 @@ void worker_loop() noexcept {
         const std::uint64_t stolen_before =
             w->tracing ? w->counters.stolen_to_staged.get() + w->counters.stolen_to_pending.get() : 0;
         task* t = s->next_task(w);
+        if (t == nullptr && s->throttled(w)) {
+            // Throttled: what it queued goes to the active workers (they steal it), and
+            // it sleeps at once instead of spinning.
+            s->wake_for_leftovers(w);
+            t = s->park_until_work(w);
+            if (t == nullptr) {
+                if (s->stopping()) return;
+                continue;
+            }
+        }
         if (t == nullptr) {
             if (w->idle_spins++ == 0) {
                 w->idle_since = std::chrono::steady_clock::now();
@@ -430,6 +440,7 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
         workers_.push_back(std::move(w));
     }
     policy_->attach(infos);
+    active_limit_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);  // relaxed: no worker runs yet
     for (auto& w : workers_) w->spawn_queue = policy_->spawn_queue(w->index);
     oversubscribed_ = cfg_.threads > std::max(1u, topo.num_pus());
 }
@@ -684,7 +695,10 @@ void scheduler::wake(worker* w) noexcept {
 
 void scheduler::wake_one(unsigned start) noexcept {
     const auto n = static_cast<unsigned>(workers_.size());
+    // A throttled worker would take nothing: wake an active one. relaxed: see set_active_workers.
+    const unsigned active = active_limit_.load(std::memory_order_relaxed);
     for (unsigned i = 0; i < n; ++i) {
+        if ((start + i) % n >= active) continue;
         worker* w = workers_[(start + i) % n].get();
         // relaxed: a cheap filter; the CAS in wake() decides.
         if (w->park.load(std::memory_order_relaxed) == 1) {
@@ -695,6 +709,32 @@ void scheduler::wake_one(unsigned start) noexcept {
             }
         }
     }
+}
+
+bool scheduler::throttled(const worker* w) const noexcept {
+    return w->index >= active_limit_.load(std::memory_order_relaxed);  // relaxed: see set_active_workers
+}
+
+void scheduler::wake_for_leftovers(worker* w) noexcept {
+    const ext::scheduler_policy::queue_state q = policy_->queue_state_of(w->index);
+    if (q.length == 0 && policy_->shared_queue_length() == 0) return;
+    // Pairs with the fence in park_until_work, as in after_schedule.
+    store_load_fence();
+    wake_one(0);
+}
+
+void scheduler::set_active_workers(unsigned n) {
+    const auto workers = static_cast<unsigned>(workers_.size());
+    n = std::clamp(n, 1u, workers);
+    if (!policy_->set_active_workers(n))
+        throw weft::error("weft::adapt::set_active_workers: the scheduler policy '" + std::string(policy_name()) +
+                          "' cannot throttle workers (it never moves a task from one worker to another); run with "
+                          "--weft:scheduler=local-priority");
+    // relaxed: a worker that reads the old limit runs a few more tasks or sleeps a little
+    // longer; the wake below makes every worker look again.
+    active_limit_.store(n, std::memory_order_relaxed);
+    store_load_fence();
+    for (auto& w : workers_) wake(w.get());
 }
 
 task* scheduler::park_until_work(worker* w) noexcept {

@@ -208,6 +208,15 @@ public:
     }
     /// Puts a task the caller took back (but will not run) where the policy wants it.
     void requeue(worker* self, task* t) noexcept;
+    /// Throttling (weft::adapt::set_active_workers): only workers 0..n-1 take tasks; n is
+    /// clamped to [1, workers]. @throws weft::error if the policy cannot throttle.
+    void set_active_workers(unsigned n);
+    unsigned active_workers() const noexcept {
+        return active_limit_.load(std::memory_order_relaxed);  // relaxed: see set_active_workers
+    }
+    bool throttled(const worker* w) const noexcept;
+    /// A throttled worker going to sleep: wakes an active one if it left tasks behind.
+    void wake_for_leftovers(worker* w) noexcept;
 
 private:
     void worker_main(worker* w);
@@ -230,6 +239,8 @@ private:
     std::uint64_t generation_ = 0;
     alignas(cache_line_size) std::atomic<std::uint64_t> external_spawned_{0};
     std::atomic<std::uint64_t> external_resumes_{0};
+    // Workers allowed to take tasks; read-mostly, on a line of its own.
+    alignas(cache_line_size) std::atomic<unsigned> active_limit_{~0u};
     alignas(cache_line_size) std::atomic<unsigned> sleepers_{0};
     std::atomic<bool> stopping_{false};
     std::atomic<unsigned> idle_watchers_{0};

@@ -213,6 +213,25 @@ public:
         pending_.reset();
     }
 
+    /// A measurement known from before (a previous run's history): the strategy reuses it
+    /// instead of asking for the point, it counts in best() but not in trials(). Values
+    /// are snapped into the domains; a non-finite objective counts as worst. Call it before
+    /// the first next() for it to save trials. @throws weft::error for a point with the
+    /// wrong number of values.
+    void remember(const std::vector<double>& values, double objective) {
+        if (values.size() != domains_.size())
+            throw weft::error("weft::adapt::search::remember: " + std::to_string(values.size()) + " values for " +
+                              std::to_string(domains_.size()) + " tunables");
+        point c(values.size());
+        for (std::size_t i = 0; i < c.size(); ++i) c[i] = domains_[i].coord_of(values[i]);
+        const double v = std::isfinite(objective) ? objective : std::numeric_limits<double>::infinity();
+        measured_[c] = v;
+        if (!best_ || v < best_value_) {
+            best_ = c;
+            best_value_ = v;
+        }
+    }
+
     /// True once next() has returned nothing.
     bool done() const noexcept { return done_; }
     /// True if the strategy stopped by its own rule (not for lack of budget).

@@ -110,6 +110,14 @@ public:
     virtual queue_state queue_state_of(unsigned /*worker*/) const noexcept { return {}; }
     /// Tasks queued for no worker in particular (a shared low-priority queue, say).
     virtual std::uint64_t shared_queue_length() const noexcept { return 0; }
+
+    /// Optional throttling (weft::adapt::set_active_workers): from now on only workers
+    /// 0..n-1 (1 <= n <= workers) take tasks. A policy that supports it returns true and
+    /// then: places tasks from outside on active workers only; in next_task() of a
+    /// throttled worker, hands the tasks only it could run (its inbox, yielded and
+    /// low-priority lists) to the active ones and returns nullptr; its deques stay
+    /// open to thieves. May be called from any thread at any time. The default refuses.
+    virtual bool set_active_workers(unsigned /*n*/) noexcept { return false; }
 };
 
 /// Makes a policy by name; used by --weft:scheduler.

@@ -56,6 +56,12 @@ struct runtime_config {
     /// Write a timeline of every worker to this file (Chrome Trace Event JSON, loads in
     /// Perfetto) when the runtime stops; empty = no trace. Turns timing on.
     std::string trace_file;
+    /// The adaptation log (policy engine, tunables, throttling): "stderr", "stdout" or a
+    /// file (appended); empty: none.
+    std::string adapt_log;
+    /// The tunables' search history file (read at start of a search, appended per
+    /// trial); empty: none.
+    std::string adapt_history;
 };
 
 /// Reads an environment variable; std::getenv by default, replaceable for tests.

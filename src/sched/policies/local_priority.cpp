@@ -24,6 +24,7 @@ public:
         const auto n = workers.size();
         queues_ = std::make_unique<local_queues[]>(n);
         n_ = static_cast<unsigned>(n);
+        active_.store(n_, std::memory_order_relaxed);  // relaxed: before any worker starts
         near_.assign(n, {});
         far_.assign(n, {});
         for (const auto& a : workers)
@@ -33,7 +34,7 @@ public:
     }
 
     ext::placement schedule(ext::worker_context* self, task& t) override {
-        if (self == nullptr) return place_from_outside(queues_.get(), n_, rr_, t);
+        if (self == nullptr) return place_from_outside(queues_.get(), active(), rr_, t);
         if (!queues_[self->index].push_local(t)) {
             std::lock_guard lock(low_lock_);
             low_.push(&t);
@@ -44,6 +45,10 @@ public:
 
     task* next_task(ext::worker_context& self) noexcept override {
         local_queues& q = queues_[self.index];
+        if (self.index >= active()) {
+            hand_off(q);
+            return nullptr;
+        }
         if (!q.inbox.empty()) drain_inbox(self, q);
         if (task* t = q.pop_own(self)) return t;
         if (task* t = steal(self)) return t;
@@ -75,7 +80,44 @@ public:
         return low_count_.load(std::memory_order_relaxed);  // relaxed: a statistic
     }
 
+    bool set_active_workers(unsigned n) noexcept override {
+        // relaxed: a throttled worker that reads the old value runs a few more tasks; the
+        // scheduler wakes every worker after the change, and the wake orders it.
+        active_.store(std::clamp(n, 1u, n_), std::memory_order_relaxed);
+        return true;
+    }
+
 private:
+    unsigned active() const noexcept {
+        // relaxed: see set_active_workers; read on the idle and outside-spawn paths only.
+        return active_.load(std::memory_order_relaxed);
+    }
+
+    // A throttled worker's tasks that nobody else could take (inbox, yielded, low) go to
+    // the shared low-priority queue, which every active worker polls when idle. Tasks
+    // lose their place in line, not their run: throttling is rare.
+    void hand_off(local_queues& q) noexcept {
+        task* moved = q.inbox.take_all();
+        std::size_t count = 0;
+        std::lock_guard lock(low_lock_);
+        for (task* t = moved; t != nullptr;) {
+            task* next = t->next;
+            t->next = nullptr;
+            low_.push(t);
+            ++count;
+            t = next;
+        }
+        while (task* t = q.pop_yielded()) {
+            low_.push(t);
+            ++count;
+        }
+        while (task* t = q.pop_low()) {
+            low_.push(t);
+            ++count;
+        }
+        if (count != 0) low_count_.fetch_add(count, std::memory_order_relaxed);  // relaxed: hint, see next_task
+    }
+
     void drain_inbox(ext::worker_context& self, local_queues& q) noexcept {
         for (task* t = q.inbox.take_all(); t != nullptr;) {
             task* next = t->next;
@@ -118,6 +160,7 @@ private:
     unsigned n_ = 0;
     std::vector<std::vector<unsigned>> near_, far_;
     alignas(cache_line_size) std::atomic<unsigned> rr_{0};
+    std::atomic<unsigned> active_{~0u};  // workers allowed to take tasks (throttling)
     alignas(cache_line_size) ext::spinlock low_lock_;
     task_fifo low_;
     std::atomic<std::size_t> low_count_{0};

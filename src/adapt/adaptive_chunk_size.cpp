@@ -1,0 +1,1 @@
+// weft::execution::adaptive_chunk_size (issue #6): in progress.
