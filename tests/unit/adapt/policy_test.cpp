@@ -404,6 +404,36 @@ TEST(throttle, a_throttled_worker_hands_over_tasks_queued_on_it) {
     adapt::set_active_workers(2);
 }
 
+int fib(int n) {
+    if (n < 2) return n;
+    auto a = weft::async(fib, n - 1);
+    const int b = fib(n - 2);
+    if (n % 7 == 0) weft::this_task::yield();
+    return a.get() + b;
+}
+
+TEST(throttle, a_policy_toggling_the_active_workers_loses_no_task) {
+    // Stress: a periodic policy throttles and unthrottles every millisecond while
+    // recursive tasks spawn, yield and suspend, and a non-worker thread posts tasks.
+    for (unsigned workers : {2u, 3u}) {
+        weft::runtime rt(config("local-priority", workers));
+        std::atomic<unsigned> flips{0};
+        auto h = adapt::on_period(1ms, {"flip", {}, {}}, [&](adapt::policy_context&) {
+            adapt::set_active_workers(1 + flips.fetch_add(1) % workers);
+        });
+        std::atomic<int> posted{0};
+        std::thread outside([&] {
+            for (int i = 0; i < 2000; ++i) weft::post([&] { ++posted; });
+        });
+        for (int round = 0; round < 20; ++round) EXPECT_EQ(weft::async(fib, 18).get(), 2584);
+        outside.join();
+        weft::test::wait_until([&] { return posted.load() == 2000; }, "every posted task ran");
+        weft::test::wait_until([&] { return flips.load() >= 3; }, "the throttling policy ran");
+        h.reset();
+        adapt::set_active_workers(workers);
+    }
+}
+
 TEST(throttle, policies_that_never_move_tasks_refuse) {
     weft::runtime rt(config("static", 2));
     EXPECT_THROW(adapt::set_active_workers(1), weft::error);
