@@ -1,6 +1,7 @@
 // weft: the umbrella header for users (weft's own code never includes it).
 #pragma once
 
+#include <weft/adapt/adaptive_chunk_size.hpp>
 #include <weft/adapt/policy.hpp>
 #include <weft/adapt/search.hpp>
 #include <weft/algorithms.hpp>

@@ -46,6 +46,27 @@ concept chunk_parameter = requires(const P& p, loop_shape& s) {
     { p.chunks(s) } -> std::same_as<chunking>;
 };
 
+/// What a parallel loop tells a reporting chunk parameter once it has run: the loop's
+/// size, the processing units it used, the chunking the parameter chose and the wall time
+/// of the whole loop (on the steady clock, from just before chunks() to the join of the
+/// last chunk: iterations the parameter timed through loop_shape::measure included). Sent
+/// also when element functions threw (their exceptions are rethrown after the report).
+struct loop_report {
+    std::size_t count = 0;  ///< every iteration of the loop (measured ones included)
+    std::size_t cores = 1;  ///< processing units the loop used
+    chunking plan;          ///< what chunks() returned for this loop
+    std::chrono::nanoseconds elapsed{0};  ///< wall time of the whole loop
+};
+
+/// A chunk parameter that learns from what its loops cost: after each parallel loop that
+/// used it, the loop calls `p.loop_done(report)` on the same (const) parameter. The clock
+/// is read for these parameters only (twice per loop); sequential policies, which do not
+/// consult chunk parameters, report nothing. adaptive_chunk_size is one.
+template <class P>
+concept reporting_chunk_parameter = chunk_parameter<P> && requires(const P& p, const loop_report& r) {
+    p.loop_done(r);
+};
+
 /// A cores parameter: how many processing units a loop of `count` iterations uses out of
 /// the executor's `available`.
 template <class P>

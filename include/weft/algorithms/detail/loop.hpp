@@ -139,68 +139,82 @@ void run_chunks(const Policy& policy, std::size_t n, Body& body, error_sink* err
                 return t;
             };
         }
-        const ex::chunking plan = last_chunk_parameter<std::tuple_size_v<params_t>>(params).chunks(shape);
-        const std::size_t left = n - done;
-        if (left == 0) return;
-        const std::size_t size = std::max<std::size_t>(plan.chunk, 1);
-        const std::size_t chunks = left / size + (left % size != 0 ? 1 : 0);
-        const std::size_t agents = std::min(cores, plan.schedule == ex::chunk_schedule::static_blocks ? chunks : left);
-        if (agents <= 1) {
-            // One agent: the plan's chunks in order (an exception still ends only its own
-            // chunk, as with several agents).
-            auto all = [&](std::size_t = 0) {
-                for (std::size_t b = done; b < n;) {
-                    const std::size_t take =
-                        plan.schedule == ex::chunk_schedule::guided ? std::max(size, (n - b) / 2) : size;
-                    const std::size_t e = std::min(b + take, n);
-                    chunk(b, e);
-                    b = e;
-                }
-            };
-            if constexpr (caller_may_run) all();
-            else ex::bulk_sync_execute(exec, all, 1);
-            return;
-        }
-        switch (plan.schedule) {
-            case ex::chunk_schedule::static_blocks:
-                ex::bulk_sync_execute(exec, [&](std::size_t a) {
-                    for (std::size_t c = a; c < chunks; c += agents) {
-                        const std::size_t b = done + c * size;
-                        chunk(b, std::min(b + size, n));
-                    }
-                }, agents);
-                break;
-            case ex::chunk_schedule::dynamic: {
-                // relaxed: the counter only deals out indices; the chunks' writes are
-                // published to the caller by the join of bulk_sync_execute.
-                std::atomic<std::size_t> next{done};
-                ex::bulk_sync_execute(exec, [&](std::size_t) {
-                    for (;;) {
-                        const std::size_t b = next.fetch_add(size, std::memory_order_relaxed);
-                        if (b >= n) return;
-                        chunk(b, std::min(b + size, n));
-                    }
-                }, agents);
-                break;
-            }
-            case ex::chunk_schedule::guided: {
-                std::atomic<std::size_t> next{done};
-                ex::bulk_sync_execute(exec, [&](std::size_t) {
-                    // relaxed: as above, the counter only deals out indices.
-                    std::size_t b = next.load(std::memory_order_relaxed);
-                    for (;;) {
-                        if (b >= n) return;
-                        const std::size_t take = std::max(size, (n - b) / (2 * agents));
+        // A chunk parameter that learns (reporting_chunk_parameter) hears what the loop
+        // cost; the clock is read for it only.
+        const auto param = last_chunk_parameter<std::tuple_size_v<params_t>>(params);
+        constexpr bool reporting = ex::reporting_chunk_parameter<std::remove_cvref_t<decltype(param)>>;
+        [[maybe_unused]] std::chrono::steady_clock::time_point start{};
+        if constexpr (reporting) start = std::chrono::steady_clock::now();
+        const ex::chunking plan = param.chunks(shape);
+        // The rest of the loop: returns once every chunk has run (the element functions'
+        // exceptions are in `errors` by then).
+        const auto run_plan = [&] {
+            const std::size_t left = n - done;
+            if (left == 0) return;
+            const std::size_t size = std::max<std::size_t>(plan.chunk, 1);
+            const std::size_t chunks = left / size + (left % size != 0 ? 1 : 0);
+            const std::size_t agents = std::min(cores, plan.schedule == ex::chunk_schedule::static_blocks ? chunks : left);
+            if (agents <= 1) {
+                // One agent: the plan's chunks in order (an exception still ends only its own
+                // chunk, as with several agents).
+                auto all = [&](std::size_t = 0) {
+                    for (std::size_t b = done; b < n;) {
+                        const std::size_t take =
+                            plan.schedule == ex::chunk_schedule::guided ? std::max(size, (n - b) / 2) : size;
                         const std::size_t e = std::min(b + take, n);
-                        if (next.compare_exchange_weak(b, e, std::memory_order_relaxed)) {
-                            chunk(b, e);
-                            b = next.load(std::memory_order_relaxed);
-                        }
+                        chunk(b, e);
+                        b = e;
                     }
-                }, agents);
-                break;
+                };
+                if constexpr (caller_may_run) all();
+                else ex::bulk_sync_execute(exec, all, 1);
+                return;
             }
-        }
+            switch (plan.schedule) {
+                case ex::chunk_schedule::static_blocks:
+                    ex::bulk_sync_execute(exec, [&](std::size_t a) {
+                        for (std::size_t c = a; c < chunks; c += agents) {
+                            const std::size_t b = done + c * size;
+                            chunk(b, std::min(b + size, n));
+                        }
+                    }, agents);
+                    break;
+                case ex::chunk_schedule::dynamic: {
+                    // relaxed: the counter only deals out indices; the chunks' writes are
+                    // published to the caller by the join of bulk_sync_execute.
+                    std::atomic<std::size_t> next{done};
+                    ex::bulk_sync_execute(exec, [&](std::size_t) {
+                        for (;;) {
+                            const std::size_t b = next.fetch_add(size, std::memory_order_relaxed);
+                            if (b >= n) return;
+                            chunk(b, std::min(b + size, n));
+                        }
+                    }, agents);
+                    break;
+                }
+                case ex::chunk_schedule::guided: {
+                    std::atomic<std::size_t> next{done};
+                    ex::bulk_sync_execute(exec, [&](std::size_t) {
+                        // relaxed: as above, the counter only deals out indices.
+                        std::size_t b = next.load(std::memory_order_relaxed);
+                        for (;;) {
+                            if (b >= n) return;
+                            const std::size_t take = std::max(size, (n - b) / (2 * agents));
+                            const std::size_t e = std::min(b + take, n);
+                            if (next.compare_exchange_weak(b, e, std::memory_order_relaxed)) {
+                                chunk(b, e);
+                                b = next.load(std::memory_order_relaxed);
+                            }
+                        }
+                    }, agents);
+                    break;
+                }
+            }
+        };
+        run_plan();
+        if constexpr (reporting)
+            param.loop_done(ex::loop_report{n, cores, plan, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                                std::chrono::steady_clock::now() - start)});
     }
 }
 
