@@ -140,9 +140,12 @@ private:
 /// longest run counts, and never the first alone: the first runs are dominated by what
 /// happens once (a page of output faulted in, code and caches cold, the clock reads),
 /// which overstated the cost per iteration up to 1000-fold and made chunks of a few
-/// dozen iterations out of a 10^8 loop. A loop whose whole remaining work is shorter than
-/// one target runs on the caller as one chunk: parallelism there would cost more than it
-/// saves. The default parameter of par.
+/// dozen iterations out of a 10^8 loop. A loop whose remaining work the estimate finds
+/// shorter than one target runs on on the caller, still timed in growing runs: if the
+/// time spent passes the target (a loop whose later iterations cost more than its first:
+/// the estimate was wrong), the rest is chunked from the latest run and runs in parallel;
+/// otherwise the loop ends on the caller, where parallelism would have cost more than it
+/// saved. The default parameter of par.
 class auto_chunk_size {
 public:
     static constexpr std::chrono::nanoseconds default_target{50'000};
@@ -176,10 +179,28 @@ public:
         if (s.count == 0) return {chunk_schedule::dynamic, 1};
         // ns per iteration, at least 1/1024 ns so that an unmeasurably fast loop still
         // gets a finite chunk.
-        const double per =
-            std::max(static_cast<double>(last_time.count()) / static_cast<double>(last_run), 1.0 / 1024);
-        const double left = per * static_cast<double>(s.count);
-        if (left <= static_cast<double>(target_.count())) return {chunk_schedule::static_blocks, s.count};
+        double per = std::max(static_cast<double>(last_time.count()) / static_cast<double>(last_run), 1.0 / 1024);
+        if (per * static_cast<double>(s.count) <= static_cast<double>(target_.count())) {
+            // Short by the estimate, which saw only the loop's first iterations. Check it
+            // while running on: runs of doubling length on the caller, each at most a
+            // quarter of an equal share of what is left (at least 64 iterations), until
+            // the loop ends (it was short: no task spawned) or the time spent passes the
+            // target (its later iterations cost more, as in a loop skewed to the end:
+            // the rest runs in parallel, sized from the latest run).
+            std::chrono::nanoseconds spent{0};
+            for (std::size_t k = 2 * last_run; s.count > 0 && spent < target_; k *= 2) {
+                const std::size_t share = std::max<std::size_t>(64, s.count / (4 * s.cores));
+                const std::size_t now = std::min({k, share, s.count});
+                const std::chrono::nanoseconds t = s.measure(now);
+                s.count -= now;
+                spent += t;
+                last_run = now;
+                last_time = t;
+                k = now;
+            }
+            if (s.count == 0) return {chunk_schedule::dynamic, 1};
+            per = std::max(static_cast<double>(last_time.count()) / static_cast<double>(last_run), 1.0 / 1024);
+        }
         const auto want = static_cast<std::size_t>(static_cast<double>(target_.count()) / per);
         // At least one chunk per core, so that every core has work.
         const std::size_t cap = std::max<std::size_t>(1, detail::div_up(s.count, s.cores));

@@ -203,10 +203,35 @@ TEST(executor_parameters, auto_chunk_size_times_few_iterations_and_targets_a_chu
     EXPECT_EQ(timed, 511u);  // 1+2+...+256 = 511 iterations: the run of 256 took 2.56 us
     EXPECT_EQ(s.count, 1'000'000u - 511u);
     EXPECT_EQ(c.chunk, 5000u);
-    // A short loop (total below one target) runs as one chunk.
-    ex::loop_shape small{1000, 2, [](std::size_t k) { return std::chrono::nanoseconds(10 * k); }};
-    const ex::chunking one = ex::auto_chunk_size().chunks(small);
-    EXPECT_EQ(one.chunk, small.count);
+    // A short loop (total below one target) runs on the caller, through measure, to the end.
+    std::size_t small_timed = 0;
+    ex::loop_shape small{1000, 2, [&small_timed](std::size_t k) {
+                             small_timed += k;
+                             return std::chrono::nanoseconds(10 * k);
+                         }};
+    (void)ex::auto_chunk_size().chunks(small);
+    EXPECT_EQ(small.count, 0u);
+    EXPECT_EQ(small_timed, 1000u);
+    // A loop skewed to the end: its first half costs 1 ns an iteration, its second 2 us.
+    // The front's estimate says "short"; running on proves it wrong once the target is
+    // spent, and the rest goes parallel in chunks sized from the expensive part, after
+    // at most a quarter of an equal share of the expensive part ran on the caller.
+    std::size_t pos = 0;
+    auto cost = [](std::size_t i) { return i < 2000 ? 1 : 2000; };
+    ex::loop_shape skewed{4000, 2, [&pos, &cost](std::size_t k) {
+                              std::int64_t ns = 0;
+                              for (std::size_t i = pos; i < pos + k; ++i) ns += cost(i);
+                              pos += k;
+                              return std::chrono::nanoseconds(ns);
+                          }};
+    const ex::chunking sk = ex::auto_chunk_size().chunks(skewed);
+    EXPECT_GT(skewed.count, 0u);
+    EXPECT_EQ(skewed.count, 4000u - pos);
+    EXPECT_LE(pos, 2000u + 2000u / 8 + 64);
+    EXPECT_EQ(sk.schedule, ex::chunk_schedule::dynamic);
+    // 50 us / 2 us = 25, or a little more when the latest run also held cheap iterations.
+    EXPECT_GE(sk.chunk, 25u);
+    EXPECT_LE(sk.chunk, 50u);
     // Slow iterations: 1 ms each; the 1 % budget stops the timing at 10 of 1000; chunks
     // are one iteration (50 us target), handed out dynamically.
     std::size_t timed_slow = 0;
