@@ -4,7 +4,13 @@
 // at the current step. No barrier separates the steps: weft::dataflow wires the tasks
 // together through futures, and the result is checked against a plain serial loop.
 //
-//   weft_stencil_1d [--nx=N] [--np=N] [--nt=N] [--weft:threads=N]
+// With --adapt=OBJECTIVE the stencil runs --trials times while weft's policy engine tunes
+// np between runs, as seed 000 §7.1 tuned HPX's stencil with APEX: np is a tunable over
+// the divisors of nx, and each run ends with an event on which the engine reports the
+// objective (a performance counter or the wall time) to the tunable's search.
+//
+//   weft_stencil_1d [--nx=N] [--np=N] [--nt=N] [--adapt=OBJECTIVE [--trials=N]] [--weft:threads=N]
+#include <weft/adapt/policy.hpp>
 #include <weft/weft.hpp>
 
 #include <algorithm>
@@ -14,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -69,6 +76,89 @@ bool parse(const char* arg, const char* name, std::size_t& value) {
     return true;
 }
 
+bool parse(const char* arg, const char* name, std::string& value) {
+    const std::size_t len = std::strlen(name);
+    if (std::strncmp(arg, name, len) != 0 || arg[len] != '=') return false;
+    value = arg + len + 1;
+    return true;
+}
+
+/// nt steps of the ring `initial`, cut into partitions of np points (the last one takes
+/// the rest); returns the ring after them.
+std::vector<double> heat_dataflow(const std::vector<double>& initial, std::size_t np, std::size_t nt) {
+    const std::size_t nx = initial.size();
+    const std::size_t parts = (nx + np - 1) / np;
+
+    // U[i]: partition i at the current step, as a future that is ready once computed.
+    std::vector<weft::shared_future<partition>> U(parts);
+    for (std::size_t i = 0; i < parts; ++i) {
+        const auto first = initial.begin() + static_cast<std::ptrdiff_t>(i * np);
+        const auto last = initial.begin() + static_cast<std::ptrdiff_t>(std::min(nx, (i + 1) * np));
+        U[i] = weft::make_ready_future(partition(first, last));
+    }
+
+    std::vector<weft::shared_future<partition>> next(parts);
+    // U[j] is read by partitions j-1, j and j+1 of the next step. Its last reader (in
+    // the order the loop below builds them) takes it out of U instead of a copy, so
+    // the loop keeps no reference of its own and each partition is freed as soon as
+    // its three readers have run: memory stays small and warm. U[j] is last read by
+    // partition j+1, except U[0], U[n-2] and U[n-1], all last read by partition n-1.
+    const auto input = [&U, parts](std::size_t j, bool last_read) {
+        return last_read && parts >= 3 ? std::move(U[j]) : U[j];
+    };
+    for (std::size_t t = 0; t < nt; ++t) {
+        for (std::size_t i = 0; i < parts; ++i) {
+            const bool last = i + 1 == parts;
+            const std::size_t left = i == 0 ? parts - 1 : i - 1;
+            const std::size_t right = last ? 0 : i + 1;
+            auto l = input(left, i >= 2);
+            auto m = input(i, last);
+            auto r = input(right, last);
+            // Runs heat_part once the three are ready; unwrapping hands it their
+            // values. Each dataflow lets go of its inputs as soon as it has run.
+            next[i] = weft::dataflow(weft::unwrapping(heat_part), std::move(l), std::move(m), std::move(r)).share();
+        }
+        U.swap(next);  // the whole graph is built ahead; the tasks run as it grows
+    }
+
+    std::vector<double> result;
+    result.reserve(nx);
+    for (const auto& f : U) result.insert(result.end(), f.get().begin(), f.get().end());
+    return result;
+}
+
+// --adapt: the policy engine tunes np between runs (seed 000 §7.1, HPX's
+// 1d_stencil_4_repart). It minimizes one of the seed's counters or the wall time.
+
+/// What --adapt=NAME minimizes; false for an unknown name.
+bool objective_named(const std::string& name, weft::adapt::objective& what) {
+    if (name == "wall-time") what = weft::adapt::objective::wall_time();
+    else if (name == "idle-rate") what = weft::adapt::objective::counter("/threads/idle-rate");
+    else if (name == "cumulative" || name == "cumulative-overhead" || name == "overall")
+        what = weft::adapt::objective::counter("/threads/time/" + name);
+    else return false;
+    return true;
+}
+
+/// The partition sizes to try: the divisors of nx from 1000 points (nx/1000 if smaller)
+/// up to nx/workers, so that every worker gets a partition; doublings if nx has few.
+std::vector<double> partition_sizes(std::size_t nx, std::size_t workers) {
+    const std::size_t lo = std::max<std::size_t>(1, std::min<std::size_t>(1000, nx / 1000));
+    const std::size_t hi = std::max(lo, nx / workers);
+    std::vector<double> sizes;
+    for (std::size_t d = 1; d * d <= nx; ++d) {
+        if (nx % d != 0) continue;
+        for (const std::size_t s : {d, nx / d})
+            if (lo <= s && s <= hi) sizes.push_back(static_cast<double>(s));
+    }
+    if (sizes.size() < 8) {
+        sizes.clear();
+        for (std::size_t s = lo; s < hi; s *= 2) sizes.push_back(static_cast<double>(s));
+        sizes.push_back(static_cast<double>(hi));
+    }
+    return sizes;  // domain::ordered sorts them
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -77,67 +167,79 @@ int main(int argc, char** argv) {
         std::size_t nx = 1'000'000;  // points on the ring
         std::size_t np = 10'000;     // points per partition
         std::size_t nt = 100;        // time steps
+        std::string adapt;           // --adapt: the objective; empty: one run at np
+        std::size_t trials = 20;     // --adapt: runs
         for (int i = 1; i < ac; ++i) {
-            if (!parse(av[i], "--nx", nx) && !parse(av[i], "--np", np) && !parse(av[i], "--nt", nt)) {
-                std::fprintf(stderr, "usage: %s [--nx=N] [--np=N] [--nt=N] [--weft:threads=N]\n", av[0]);
+            if (!parse(av[i], "--nx", nx) && !parse(av[i], "--np", np) && !parse(av[i], "--nt", nt) &&
+                !parse(av[i], "--adapt", adapt) && !parse(av[i], "--trials", trials)) {
+                std::fprintf(stderr,
+                             "usage: %s [--nx=N] [--np=N] [--nt=N] [--adapt=OBJECTIVE [--trials=N]] "
+                             "[--weft:threads=N]\n"
+                             "  --adapt=OBJECTIVE  tune np over --trials runs (default 20), minimizing\n"
+                             "                     idle-rate, cumulative, cumulative-overhead, overall or wall-time\n",
+                             av[0]);
                 return 2;
             }
         }
-        if (nx == 0 || np == 0 || np > nx || nt == 0) {
-            std::fprintf(stderr, "%s: need 1 <= np <= nx and nt >= 1\n", av[0]);
+        if (nx == 0 || np == 0 || np > nx || nt == 0 || trials == 0) {
+            std::fprintf(stderr, "%s: need 1 <= np <= nx, nt >= 1 and trials >= 1\n", av[0]);
             return 2;
         }
-        const std::size_t parts = (nx + np - 1) / np;  // the last partition takes the rest
+        weft::adapt::objective what;
+        if (!adapt.empty() && !objective_named(adapt, what)) {
+            std::fprintf(stderr,
+                         "%s: --adapt: unknown objective '%s' (accepted: idle-rate, cumulative, "
+                         "cumulative-overhead, overall, wall-time)\n",
+                         av[0], adapt.c_str());
+            return 2;
+        }
 
         std::vector<double> initial(nx);
         for (std::size_t x = 0; x < nx; ++x) initial[x] = std::sin(static_cast<double>(x));
-
-        // U[i]: partition i at the current step, as a future that is ready once computed.
-        std::vector<weft::shared_future<partition>> U(parts);
-        for (std::size_t i = 0; i < parts; ++i) {
-            const auto first = initial.begin() + static_cast<std::ptrdiff_t>(i * np);
-            const auto last = initial.begin() + static_cast<std::ptrdiff_t>(std::min(nx, (i + 1) * np));
-            U[i] = weft::make_ready_future(partition(first, last));
-        }
-
-        const auto start = std::chrono::steady_clock::now();
-        std::vector<weft::shared_future<partition>> next(parts);
-        // U[j] is read by partitions j-1, j and j+1 of the next step. Its last reader (in
-        // the order the loop below builds them) takes it out of U instead of a copy, so
-        // the loop keeps no reference of its own and each partition is freed as soon as
-        // its three readers have run: memory stays small and warm. U[j] is last read by
-        // partition j+1, except U[0], U[n-2] and U[n-1], all last read by partition n-1.
-        const auto input = [&U, parts](std::size_t j, bool last_read) {
-            return last_read && parts >= 3 ? std::move(U[j]) : U[j];
-        };
-        for (std::size_t t = 0; t < nt; ++t) {
-            for (std::size_t i = 0; i < parts; ++i) {
-                const bool last = i + 1 == parts;
-                const std::size_t left = i == 0 ? parts - 1 : i - 1;
-                const std::size_t right = last ? 0 : i + 1;
-                auto l = input(left, i >= 2);
-                auto m = input(i, last);
-                auto r = input(right, last);
-                // Runs heat_part once the three are ready; unwrapping hands it their
-                // values. Each dataflow lets go of its inputs as soon as it has run.
-                next[i] = weft::dataflow(weft::unwrapping(heat_part), std::move(l), std::move(m), std::move(r)).share();
-            }
-            U.swap(next);  // the whole graph is built ahead; the tasks run as it grows
-        }
-        for (const auto& f : U) f.wait();
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-        std::vector<double> result;
-        result.reserve(nx);
-        for (const auto& f : U) result.insert(result.end(), f.get().begin(), f.get().end());
-        const bool ok = same(result, serial_heat(initial, nt));
-
+        const std::vector<double> expected = serial_heat(initial, nt);
         const double updates = static_cast<double>(nx) * static_cast<double>(nt);
-        std::printf("1D heat stencil: %zu points in %zu partitions of %zu, %zu time steps, %u worker(s)\n", nx, parts,
-                    np, nt, weft::num_workers());
-        std::printf("time: %.3f s, %.3f ms per step, %.1f M points per second\n", seconds,
-                    seconds * 1e3 / static_cast<double>(nt), updates / seconds / 1e6);
-        std::printf("result matches serial: %s\n", ok ? "yes" : "NO");
+
+        if (adapt.empty()) {
+            const auto start = std::chrono::steady_clock::now();
+            const std::vector<double> result = heat_dataflow(initial, np, nt);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const bool ok = same(result, expected);
+            std::printf("1D heat stencil: %zu points in %zu partitions of %zu, %zu time steps, %u worker(s)\n", nx,
+                        (nx + np - 1) / np, np, nt, weft::num_workers());
+            std::printf("time: %.3f s, %.3f ms per step, %.1f M points per second\n", seconds,
+                        seconds * 1e3 / static_cast<double>(nt), updates / seconds / 1e6);
+            std::printf("result matches serial: %s\n", ok ? "yes" : "NO");
+            return ok ? 0 : 1;
+        }
+
+        // The tunable np, over the candidate sizes; tune() makes each "end-iteration"
+        // event report the objective over the interval since "start-iteration" (one run)
+        // to the search (a U-shape bracket: time against grain size is U-shaped), which
+        // then moves np.value() to the next size to try, or to the best once done.
+        const auto sizes = weft::adapt::domain::ordered(partition_sizes(nx, weft::num_workers()));
+        weft::adapt::tunable_options options;
+        options.search.max_trials = trials;  // every run may be a trial, no more
+        weft::adapt::tunable np_tuned("stencil-np", sizes, options);
+        const weft::adapt::policy_handle policy = weft::adapt::tune(np_tuned, what, "end-iteration", "start-iteration");
+        std::printf("1D heat stencil: %zu points, %zu time steps, %u worker(s); tuning np for %s over %zu sizes\n", nx,
+                    nt, weft::num_workers(), adapt.c_str(), np_tuned.range().size());
+        bool ok = true;
+        for (std::size_t run = 1; run <= trials; ++run) {
+            const auto size = static_cast<std::size_t>(np_tuned.integer());
+            const bool trial = np_tuned.searching();
+            weft::adapt::trigger("start-iteration");
+            const auto start = std::chrono::steady_clock::now();
+            const std::vector<double> result = heat_dataflow(initial, size, nt);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            weft::adapt::end_iteration();
+            const bool same_result = same(result, expected);
+            ok = ok && same_result;
+            std::printf("run %zu: np %zu, %.3f ms per step%s%s\n", run, size, seconds * 1e3 / static_cast<double>(nt),
+                        trial ? " (trial)" : "", same_result ? "" : ", result does NOT match serial");
+        }
+        std::printf("chosen np: %lld after %zu trials (%s)\n", std::llround(np_tuned.best()), np_tuned.trials(),
+                    np_tuned.converged() ? "converged" : np_tuned.searching() ? "still searching" : "budget spent");
+        std::printf("results match serial: %s\n", ok ? "yes" : "NO");
         return ok ? 0 : 1;
     });
 }

@@ -177,16 +177,18 @@ private:
 
 namespace detail {
 
-[[noreturn]] inline void usage(char const* program, int status) {
+/// `extra`: the help lines of a binary's own options ("" if none), before --weft:*.
+[[noreturn]] inline void usage(char const* program, int status, char const* extra = "") {
     std::fprintf(status == 0 ? stdout : stderr,
-                 "usage: %s [--nx=N] [--np=N] [--nt=N] [--workers=N] [--reps=N] [--weft:...]\n"
+                 "usage: %s [--nx=N] [--np=N] [--nt=N] [--workers=N] [--reps=N]%s [--weft:...]\n"
                  "  --nx=N       points on the ring (default 10000000)\n"
                  "  --np=N       points per partition, 1..nx (default min(100000, nx))\n"
                  "  --nt=N       time steps (default 50)\n"
                  "  --workers=N  worker threads (default: hardware concurrency)\n"
                  "  --reps=N     measured repetitions after one warm-up (default 3)\n"
+                 "%s"
                  "  --weft:*     runtime options, ignored by the anchors\n",
-                 program);
+                 program, extra[0] != '\0' ? " [...]" : "", extra);
     std::exit(status);
 }
 
@@ -206,12 +208,15 @@ inline void keep_freed_memory() noexcept {
 }
 
 /// Parses the command line (bench_common.hpp's parse_command_line: exit 2 on a bad
-/// argument, exit 1 from a non-release build).
-inline problem parse_problem(int argc, char** argv) {
+/// argument, exit 1 from a non-release build). `extra(name, value)` is asked about the
+/// names this function does not know; `extra_usage` is their help text ("" if none).
+template <class Extra>
+problem parse_problem(int argc, char** argv, Extra extra, const char* extra_usage) {
     keep_freed_memory();
     problem p;
     bool np_given = false;
-    parse_command_line(argc, argv, detail::usage, [&](std::string_view name, std::string_view v) {
+    auto usage = [extra_usage](char const* program, int status) { detail::usage(program, status, extra_usage); };
+    parse_command_line(argc, argv, usage, [&](std::string_view name, std::string_view v) {
         using weft::bench::detail::parse_number;
         if (name == "--nx") return parse_number(v, p.nx) && p.nx >= 1;
         if (name == "--np") {
@@ -221,15 +226,19 @@ inline problem parse_problem(int argc, char** argv) {
         if (name == "--nt") return parse_number(v, p.nt) && p.nt >= 1;
         if (name == "--workers") return parse_number(v, p.workers) && p.workers >= 1;
         if (name == "--reps") return parse_number(v, p.reps) && p.reps >= 1;
-        return false;
+        return extra(name, v);
     });
     if (!np_given) p.np = std::min(p.np, p.nx);
     if (p.np > p.nx) {
         std::fprintf(stderr, "%s: --np=%zu is larger than --nx=%zu\n", argc > 0 ? argv[0] : "bench", p.np, p.nx);
-        detail::usage(argc > 0 ? argv[0] : "bench", 2);
+        usage(argc > 0 ? argv[0] : "bench", 2);
     }
     p.workers = default_workers(p.workers);
     return p;
+}
+
+inline problem parse_problem(int argc, char** argv) {
+    return parse_problem(argc, argv, [](std::string_view, std::string_view) { return false; }, "");
 }
 
 /// Prints one result line (bench_common.hpp's format, plus nx, nt and ms_per_step) and
