@@ -142,6 +142,12 @@ void remove_entry(engine& e, const entry_ptr& p) {
 
 // Runs (or, for a reset_on event, only re-arms) one policy. Returns the policy's exception.
 std::exception_ptr run_entry(const entry_ptr& p, std::string_view trigger) {
+    // A policy that fires an event it listens to, from inside itself, would wait for
+    // itself forever.
+    if (p->running_on.load(std::memory_order_acquire) == std::this_thread::get_id())
+        return std::make_exception_ptr(weft::error("weft::adapt::trigger: policy '" + p->name + "' fired '" +
+                                                   std::string(trigger) +
+                                                   "' from inside itself; a policy cannot run inside its own call"));
     std::unique_lock lock(p->run_m);
     if (!p->alive.load(std::memory_order_acquire)) return nullptr;
     const auto now = clock::now();

@@ -143,7 +143,10 @@ private:
 /// Fires `event`: runs its policies now, on this thread, in registration order. If some
 /// throw, the others still run and the first exception is rethrown here (those policies
 /// stay registered: the caller decides). Firing an event nobody listens to costs a lock
-/// and a lookup. @throws weft::runtime_state_error without a runtime.
+/// and a lookup. A policy runs under its own lock: fired from a task, it should not wait
+/// for other tasks (a future's get()), and a policy that fires an event it listens to
+/// from inside itself gets a weft::error. @throws weft::runtime_state_error without a
+/// runtime.
 void trigger(std::string_view event);
 
 /// The event of seed 000 §7's stencil: one trial (one run, one iteration) ended.

@@ -84,6 +84,23 @@ TEST(policy, a_throwing_event_policy_does_not_stop_the_others_and_its_error_reac
     EXPECT_TRUE(b.active());
 }
 
+TEST(policy, a_policy_firing_its_own_event_gets_an_error_not_a_hang) {
+    weft::runtime rt(config());
+    int depth = 0;
+    bool refused = false;
+    auto h = adapt::on_event("loop", {"looper", {}, {}}, [&](adapt::policy_context&) {
+        ++depth;
+        try {
+            adapt::trigger("loop");
+        } catch (const weft::error& e) {
+            refused = std::string(e.what()).find("looper") != std::string::npos;
+        }
+    });
+    adapt::trigger("loop");
+    EXPECT_EQ(depth, 1);
+    EXPECT_TRUE(refused);
+}
+
 TEST(policy, regions_fire_start_then_end_and_reset_on_only_restarts_the_interval) {
     weft::runtime rt(config());
     std::vector<std::string> seen;
