@@ -7,9 +7,12 @@
 // With --adapt=OBJECTIVE the stencil runs --trials times while weft's policy engine tunes
 // np between runs, as seed 000 §7.1 tuned HPX's stencil with APEX: np is a tunable over
 // the divisors of nx, and each run ends with an event on which the engine reports the
-// objective (a performance counter or the wall time) to the tunable's search.
+// objective (a performance counter or the wall time) to the tunable's search. With
+// --samples=K each trial is K runs at one size, and the search sees their median (on a
+// noisy machine one run says little).
 //
-//   weft_stencil_1d [--nx=N] [--np=N] [--nt=N] [--adapt=OBJECTIVE [--trials=N]] [--weft:threads=N]
+//   weft_stencil_1d [--nx=N] [--np=N] [--nt=N] [--adapt=OBJECTIVE [--trials=N] [--samples=K]]
+//                   [--weft:threads=N]
 #include <weft/adapt/policy.hpp>
 #include <weft/weft.hpp>
 
@@ -168,21 +171,24 @@ int main(int argc, char** argv) {
         std::size_t np = 10'000;     // points per partition
         std::size_t nt = 100;        // time steps
         std::string adapt;           // --adapt: the objective; empty: one run at np
-        std::size_t trials = 20;     // --adapt: runs
+        std::size_t trials = 20;     // --adapt: the search's budget in trials
+        std::size_t samples = 1;     // --adapt: runs per trial
         for (int i = 1; i < ac; ++i) {
             if (!parse(av[i], "--nx", nx) && !parse(av[i], "--np", np) && !parse(av[i], "--nt", nt) &&
-                !parse(av[i], "--adapt", adapt) && !parse(av[i], "--trials", trials)) {
+                !parse(av[i], "--adapt", adapt) && !parse(av[i], "--trials", trials) &&
+                !parse(av[i], "--samples", samples)) {
                 std::fprintf(stderr,
-                             "usage: %s [--nx=N] [--np=N] [--nt=N] [--adapt=OBJECTIVE [--trials=N]] "
+                             "usage: %s [--nx=N] [--np=N] [--nt=N] [--adapt=OBJECTIVE [--trials=N] [--samples=K]] "
                              "[--weft:threads=N]\n"
-                             "  --adapt=OBJECTIVE  tune np over --trials runs (default 20), minimizing\n"
-                             "                     idle-rate, cumulative, cumulative-overhead, overall or wall-time\n",
+                             "  --adapt=OBJECTIVE  tune np over --trials trials (default 20) of --samples runs\n"
+                             "                     each (default 1), minimizing idle-rate, cumulative,\n"
+                             "                     cumulative-overhead, overall or wall-time\n",
                              av[0]);
                 return 2;
             }
         }
-        if (nx == 0 || np == 0 || np > nx || nt == 0 || trials == 0) {
-            std::fprintf(stderr, "%s: need 1 <= np <= nx, nt >= 1 and trials >= 1\n", av[0]);
+        if (nx == 0 || np == 0 || np > nx || nt == 0 || trials == 0 || samples == 0 || samples > 100) {
+            std::fprintf(stderr, "%s: need 1 <= np <= nx, nt >= 1, trials >= 1 and 1 <= samples <= 100\n", av[0]);
             return 2;
         }
         weft::adapt::objective what;
@@ -218,13 +224,14 @@ int main(int argc, char** argv) {
         // then moves np.value() to the next size to try, or to the best once done.
         const auto sizes = weft::adapt::domain::ordered(partition_sizes(nx, weft::num_workers()));
         weft::adapt::tunable_options options;
-        options.search.max_trials = trials;  // every run may be a trial, no more
+        options.search.max_trials = trials;
+        options.samples = samples;  // runs per trial: the search sees their median
         weft::adapt::tunable np_tuned("stencil-np", sizes, options);
         const weft::adapt::policy_handle policy = weft::adapt::tune(np_tuned, what, "end-iteration", "start-iteration");
         std::printf("1D heat stencil: %zu points, %zu time steps, %u worker(s); tuning np for %s over %zu sizes\n", nx,
                     nt, weft::num_workers(), adapt.c_str(), np_tuned.range().size());
         bool ok = true;
-        for (std::size_t run = 1; run <= trials; ++run) {
+        for (std::size_t run = 1; run <= trials * samples; ++run) {
             const auto size = static_cast<std::size_t>(np_tuned.integer());
             const bool trial = np_tuned.searching();
             weft::adapt::trigger("start-iteration");

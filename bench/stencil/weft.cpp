@@ -22,12 +22,13 @@
 // of nx (a doubling sequence if nx has fewer than 8 such divisors); the tunable
 // "stencil-np" searches them in order (weft::adapt::domain::ordered). Each run fires
 // "start-iteration", computes nt steps at np = the tunable's value, fires "end-iteration";
-// the engine then reports the objective over that interval to the search, which moves the
-// tunable. One untimed warm-up run comes first, as in the --reps mode; every run's result
+// the engine then reports the objective over that interval to the tunable; after
+// --samples such runs at one size (a trial) the search gets their median and moves the
+// tunable. --trials x --samples runs in all. One untimed warm-up run comes first, as in the --reps mode; every run's result
 // is checked. Lines (besides weft-bench's):
 //   weft-adapt-candidates count=<n> np=<a,b,...>
 //   weft-adapt run=<i> np=<np> seconds=<wall> searching=<0|1> result=<hash>
-//   weft-adapt-summary objective=... strategy=... workers=... nx=... nt=... candidates=...
+//   weft-adapt-summary objective=... strategy=... samples=... workers=... nx=... nt=... candidates=...
 //     chosen_np=<the best size measured> trials=... converged=<0|1> runs_after=<k> seconds_after=<mean>
 // searching=1: the run was a trial; seconds_after: the mean of the runs that were not
 // (nan if none). --trials=0 prints the candidates only.
@@ -59,9 +60,10 @@ namespace wa = weft::adapt;
 struct adapt_options {
     std::string objective;  // empty: no --adapt, the --reps mode
     unsigned trials = 20;
+    unsigned samples = 1;
     wa::strategy kind = wa::strategy::u_shape;
     std::string strategy_name = "u_shape";
-    const char* tuning_option = nullptr;  // --trials or --strategy, if given
+    const char* tuning_option = nullptr;  // --trials, --samples or --strategy, if given
 };
 
 constexpr const char* objectives = "idle-rate, cumulative, cumulative-overhead, overall, wall-time";
@@ -132,13 +134,15 @@ int run_adaptive(const st::problem& base, const adapt_options& a, unsigned worke
     wa::tunable_options options;
     options.kind = a.kind;
     options.search.max_trials = a.trials;
+    options.samples = a.samples;
     wa::tunable np("stencil-np", wa::domain::ordered(std::vector<double>(sizes.begin(), sizes.end())), options);
     const wa::policy_handle policy = wa::tune(np, what, "end-iteration", "start-iteration");
 
     st::checker check("weft-dataflow-adapt", base);
     double after_sum = 0;
     unsigned after = 0;
-    for (unsigned run = 0; run <= a.trials; ++run) {  // run 0: the warm-up, no trial
+    const unsigned runs = a.trials * a.samples;
+    for (unsigned run = 0; run <= runs; ++run) {  // run 0: the warm-up, no trial
         st::problem p = base;
         p.np = static_cast<std::size_t>(np.integer());
         const bool searching = run > 0 && np.searching();
@@ -159,9 +163,9 @@ int run_adaptive(const st::problem& base, const adapt_options& a, unsigned worke
                     searching ? 1 : 0, static_cast<unsigned long long>(hash));
         std::fflush(stdout);
     }
-    std::printf("weft-adapt-summary objective=%s strategy=%s workers=%u nx=%zu nt=%u candidates=%zu chosen_np=%lld "
-                "trials=%zu converged=%d runs_after=%u seconds_after=%.6f\n",
-                a.objective.c_str(), a.strategy_name.c_str(), workers, base.nx, base.nt, sizes.size(),
+    std::printf("weft-adapt-summary objective=%s strategy=%s samples=%u workers=%u nx=%zu nt=%u candidates=%zu "
+                "chosen_np=%lld trials=%zu converged=%d runs_after=%u seconds_after=%.6f\n",
+                a.objective.c_str(), a.strategy_name.c_str(), a.samples, workers, base.nx, base.nt, sizes.size(),
                 std::llround(np.best()), np.trials(), np.converged() ? 1 : 0, after,
                 after > 0 ? after_sum / after : std::numeric_limits<double>::quiet_NaN());
     std::fflush(stdout);
@@ -192,6 +196,15 @@ int main(int argc, char** argv) {
                 a.tuning_option = "--trials";
                 return wb::detail::parse_number(v, a.trials);
             }
+            if (name == "--samples") {
+                a.tuning_option = "--samples";
+                if (!wb::detail::parse_number(v, a.samples)) return false;
+                if (a.samples == 0 || a.samples > 100) {
+                    std::fprintf(stderr, "%s: --samples: need 1 to 100 runs per trial (got %u)\n", argv[0], a.samples);
+                    return false;
+                }
+                return true;
+            }
             if (name == "--strategy") {
                 if (!strategy_of(v, kind)) {
                     std::fprintf(stderr, "%s: --strategy: unknown strategy '%.*s' (accepted: %s)\n", argv[0],
@@ -208,7 +221,10 @@ int main(int argc, char** argv) {
         "  --adapt=OBJ  tune --np over --trials runs, minimizing OBJ: idle-rate, cumulative,\n"
         "               cumulative-overhead, overall (the counters /threads/idle-rate,\n"
         "               /threads/time/{cumulative,cumulative-overhead,overall}) or wall-time\n"
-        "  --trials=N   with --adapt: runs after one warm-up (default 20; 0: list the candidates)\n"
+        "  --trials=N   with --adapt: the search's budget in trials, one --samples runs each, after\n"
+        "               one warm-up run; runs left after convergence repeat the chosen size\n"
+        "               (default 20; 0: list the candidates)\n"
+        "  --samples=N  with --adapt: runs per trial, the search sees their median (default 1)\n"
         "  --strategy=S with --adapt: u_shape (default), golden_section, nelder_mead, exhaustive\n");
     if (!a.objective.empty()) return run_adaptive(p, a, rt.num_workers());
     if (a.tuning_option != nullptr) {

@@ -462,6 +462,7 @@ tunable::tunable(std::string name, domain d, tunable_options options)
     if (name_.empty()) throw weft::error("weft::adapt::tunable: the name is empty");
     if (name_.find_first_of("\t\n") != std::string::npos)
         throw weft::error("weft::adapt::tunable: the name '" + name_ + "' holds a tab or a newline");
+    if (opt_.samples == 0) throw weft::error("weft::adapt::tunable '" + name_ + "': samples must be at least 1");
     if (opt_.program.empty()) opt_.program = program_name();
     history_key_ = name_;
     domain_key_ = domain_key(domain_);
@@ -491,6 +492,7 @@ void tunable::start_search(std::optional<double> start) {
     std::vector<domain> ds;
     ds.push_back(domain_);
     search_ = std::make_unique<search>(opt_.kind, std::move(ds), std::move(so));
+    pending_.clear();
     for (const auto& h : known) search_->remember(std::vector<double>(1, h.value), h.objective);
     remembered_ = known.size();
     if (!known.empty())
@@ -522,9 +524,22 @@ void tunable::report(double objective) {
     std::lock_guard lock(m_);
     if (search_->done()) return;
     const double at = current_[0];
+    if (opt_.samples > 1) {
+        pending_.push_back(std::isnan(objective) ? std::numeric_limits<double>::infinity() : objective);
+        write_log("tunable " + name_, "sample " + std::to_string(pending_.size()) + "/" + std::to_string(opt_.samples) +
+                                          " at " + fmt(at) + ": " + fmt(objective));
+        if (pending_.size() < opt_.samples) return;
+        // The median: the middle one, or the mean of the two middle ones (an infinity
+        // there makes it infinite: worst, as one broken measurement should count).
+        std::sort(pending_.begin(), pending_.end());
+        const std::size_t n = pending_.size();
+        objective = n % 2 ? pending_[n / 2] : (pending_[n / 2 - 1] + pending_[n / 2]) / 2;
+        if (std::isnan(objective)) objective = std::numeric_limits<double>::infinity();  // -inf + inf
+        pending_.clear();
+    }
     search_->report(objective);
-    write_log("tunable " + name_,
-              "trial " + std::to_string(search_->trials()) + " at " + fmt(at) + ": objective " + fmt(objective));
+    write_log("tunable " + name_, "trial " + std::to_string(search_->trials()) + " at " + fmt(at) + ": objective " +
+                                      fmt(objective) + (opt_.samples > 1 ? " (median)" : ""));
     if (opt_.history) {
         const std::string path = history_path();
         if (!path.empty()) {
@@ -553,6 +568,11 @@ bool tunable::converged() const {
 std::size_t tunable::trials() const {
     std::lock_guard lock(m_);
     return search_->trials();
+}
+
+std::size_t tunable::pending_samples() const {
+    std::lock_guard lock(m_);
+    return pending_.size();
 }
 
 std::size_t tunable::remembered() const {

@@ -197,6 +197,11 @@ struct tunable_options {
     bool history = true;
     /// The program's key in the history file; default: the executable's file name.
     std::string program;
+    /// Measurements per trial (>= 1): the point under trial stays value() for this many
+    /// report()s, and the search is told their median (a non-finite one counts as worst).
+    /// On a noisy machine (a run of the same size varying by 10-30 %), 3 keeps one slow
+    /// or fast run from deciding the search; trials() still counts points.
+    std::size_t samples = 1;
 };
 
 /// A named parameter that a search tunes. value() is what the program should use now: the
@@ -216,10 +221,13 @@ public:
     double value() const;
     /// value() rounded to the nearest integer.
     std::int64_t integer() const;
-    /// Ends one trial at value(): `objective` (lower is better; NaN and infinities count
-    /// as worst) goes to the search, which moves value() to its next point, or to the best
+    /// One measurement at value(): `objective` (lower is better; NaN and infinities count
+    /// as worst). The options' samples-th measurement at a point ends the trial: their
+    /// median goes to the search, which moves value() to its next point, or to the best
     /// once it has converged or spent its budget; then reports are ignored. Logged.
     void report(double objective);
+    /// Measurements taken at value() in the current trial (0 <= n < samples).
+    std::size_t pending_samples() const;
     /// True while trials are still asked for.
     bool searching() const;
     bool converged() const;
@@ -247,6 +255,7 @@ private:
     mutable std::mutex m_;
     std::unique_ptr<search> search_;
     std::vector<double> current_;
+    std::vector<double> pending_;  // this trial's measurements so far
     std::size_t remembered_ = 0;
     std::string history_key_;
     std::string domain_key_;

@@ -291,6 +291,50 @@ TEST(tunable, converges_on_a_u_shaped_objective_in_few_trials_and_can_restart) {
     EXPECT_NEAR(std::log(t.value()), std::log(400000.0), std::log(1.5));
 }
 
+TEST(tunable, samples_give_the_search_the_median_of_each_trial) {
+    // An exhaustive search over 4 points, 3 measurements each: a point's true cost plus one
+    // wild measurement (far too fast, far too slow or broken) must not move the choice.
+    adapt::tunable_options o;
+    o.kind = adapt::strategy::exhaustive;
+    o.history = false;
+    o.samples = 3;
+    adapt::tunable t("np", adapt::domain::ordered({1, 2, 3, 4}), o);
+    auto cost = [](double v) { return v == 3 ? 1.0 : 2.0; };
+    const double wild[] = {0.0, 100.0, std::nan(""), -std::numeric_limits<double>::infinity()};
+    std::size_t reports = 0;
+    while (t.searching()) {
+        const double v = t.value();
+        const std::size_t trial = t.trials();
+        EXPECT_EQ(t.pending_samples(), 0u);
+        t.report(v == 3 ? 100.0 : wild[static_cast<std::size_t>(v) - 1]);  // one wild sample per point
+        EXPECT_EQ(t.value(), v);  // the point stays until its last sample
+        EXPECT_EQ(t.pending_samples(), 1u);
+        t.report(cost(v));
+        EXPECT_EQ(t.value(), v);
+        EXPECT_EQ(t.trials(), trial);
+        t.report(cost(v) * 1.01);
+        EXPECT_EQ(t.trials(), trial + 1);
+        reports += 3;
+        ASSERT_LE(reports, 12u);
+    }
+    EXPECT_EQ(t.trials(), 4u);
+    EXPECT_EQ(t.best(), 3.0);
+    EXPECT_DOUBLE_EQ(t.best_objective(), 1.01);  // median of {100, 1, 1.01}
+    // An even count averages the two middle ones; a broken pair in the middle is worst.
+    o.samples = 2;
+    o.kind = adapt::strategy::exhaustive;
+    adapt::tunable e("np", adapt::domain::ordered({1, 2}), o);
+    e.report(1.0);
+    e.report(3.0);  // point 1: 2.0
+    e.report(std::nan(""));
+    e.report(0.5);  // point 2: inf
+    EXPECT_FALSE(e.searching());
+    EXPECT_EQ(e.best(), 1.0);
+    EXPECT_DOUBLE_EQ(e.best_objective(), 2.0);
+    o.samples = 0;
+    EXPECT_THROW(adapt::tunable("np", adapt::domain::integers(0, 1), o), weft::error);
+}
+
 TEST(tunable, history_makes_a_rerun_start_warm) {
     const std::string history = temp_path("history");
     std::remove(history.c_str());
