@@ -431,6 +431,8 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
         w->rng = 0x9e3779b97f4a7c15ULL * (i + 1);
         w->worker_index = i;
         w->sleepers = &sleepers_;
+        w->wake_fn = &scheduler::wake_from_policy;
+        w->wake_arg = this;
         w->inline_reserve = inline_reserve_;
         w->timing = cfg_.timing || cfg_.tracing;
         w->tracing = cfg_.tracing;
@@ -683,14 +685,24 @@ void scheduler::after_schedule(worker* self, ext::placement p) noexcept {
     }
     // The task sits in one worker's inbox (or, from outside, anywhere): that worker
     // must not sleep through it. The fence pairs with the one in park_until_work.
-    store_load_fence();
+    if (!p.fenced) store_load_fence();
     if (p.worker < workers_.size()) wake(workers_[p.worker].get());
     else if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one(0);
 }
 
 void scheduler::wake(worker* w) noexcept {
+    // relaxed: a cheap filter (the caller's fence orders it), so that a push to a busy
+    // worker writes nothing to its line; the CAS decides.
+    if (w->park.load(std::memory_order_relaxed) != 1) return;
     std::uint32_t parked = 1;
     if (w->park.compare_exchange_strong(parked, 2, std::memory_order_acq_rel)) w->park.notify_one();
+}
+
+void scheduler::wake_from_policy(void* s, unsigned index) noexcept {
+    auto* self = static_cast<scheduler*>(s);
+    if (index >= self->workers_.size()) return;
+    store_load_fence();  // pairs with the fence in park_until_work, as in after_schedule
+    self->wake(self->workers_[index].get());
 }
 
 void scheduler::wake_one(unsigned start) noexcept {

@@ -222,6 +222,7 @@ private:
     void worker_main(worker* w);
     void wake_one(unsigned start) noexcept;
     void wake(worker* w) noexcept;
+    static void wake_from_policy(void* s, unsigned index) noexcept;  // worker_context::wake
     void notify_idle_watchers() noexcept;
     void timer_main();
     void release_context(context* c) noexcept;

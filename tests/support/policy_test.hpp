@@ -57,7 +57,10 @@ private:
                                                ::weft::test::policy_case{"local-priority", 4},           \
                                                ::weft::test::policy_case{"static", 2},                   \
                                                ::weft::test::policy_case{"static", 3},                   \
-                                               ::weft::test::policy_case{"single", 1}),                  \
+                                               ::weft::test::policy_case{"single", 1},                   \
+                                               ::weft::test::policy_case{"xqueue", 2},                   \
+                                               ::weft::test::policy_case{"xqueue-static", 3},            \
+                                               ::weft::test::policy_case{"xqueue-wait", 2}),             \
                              ::weft::test::case_name)
 
 }  // namespace weft::test

@@ -44,6 +44,16 @@ struct worker_context {
     /// The worker a task was last stolen from (for traces), set by the policy with the steal.
     unsigned last_victim = 0;
 
+    /// For a policy that hands a task to another worker outside schedule() (a victim
+    /// serving a steal request, say): wakes `worker` if it is parked. Issues the
+    /// store-load fence the parking protocol needs, so call it after the task is visible.
+    void wake(unsigned worker) noexcept {
+        if (wake_fn != nullptr) wake_fn(wake_arg, worker);
+    }
+    /// Set by the loop before the worker starts.
+    void (*wake_fn)(void*, unsigned) noexcept = nullptr;
+    void* wake_arg = nullptr;
+
     /// A fast owner-only pseudo-random number (xorshift64).
     std::uint64_t random() noexcept {
         rng ^= rng << 13;
@@ -59,6 +69,9 @@ struct placement {
     /// `local`: on the calling worker's own queues (thieves may take it); otherwise the
     /// index of the worker whose inbox received it, which must be woken if asleep.
     unsigned worker = local;
+    /// The policy issued a store-load fence (std::atomic_thread_fence(seq_cst)) after
+    /// making the task visible, so the loop's wake-up check needs no second one.
+    bool fenced = false;
 };
 
 /// A scheduler policy: owns the queues. Implementations must be safe for the calls

@@ -4,9 +4,12 @@
 #include <weft/ext/scheduler_policy.hpp>
 
 #include <memory>
+#include <string_view>
 
 namespace weft::detail {
 std::unique_ptr<ext::scheduler_policy> make_local_priority_policy();
 std::unique_ptr<ext::scheduler_policy> make_static_policy();
 std::unique_ptr<ext::scheduler_policy> make_single_policy();
+/// xqueue, xqueue-static, xqueue-wait, xqueue-wait-free, xqueue-wait-free-two; null otherwise.
+std::unique_ptr<ext::scheduler_policy> make_xqueue_policy(std::string_view name);
 }  // namespace weft::detail

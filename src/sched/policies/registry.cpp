@@ -14,6 +14,11 @@ struct registry {
         {"local-priority", [] { return weft::detail::make_local_priority_policy(); }},
         {"static", [] { return weft::detail::make_static_policy(); }},
         {"single", [] { return weft::detail::make_single_policy(); }},
+        {"xqueue", [] { return weft::detail::make_xqueue_policy("xqueue"); }},
+        {"xqueue-static", [] { return weft::detail::make_xqueue_policy("xqueue-static"); }},
+        {"xqueue-wait", [] { return weft::detail::make_xqueue_policy("xqueue-wait"); }},
+        {"xqueue-wait-free", [] { return weft::detail::make_xqueue_policy("xqueue-wait-free"); }},
+        {"xqueue-wait-free-two", [] { return weft::detail::make_xqueue_policy("xqueue-wait-free-two"); }},
     };
 };
 

@@ -1,0 +1,472 @@
+// `xqueue`: the lock-less scheduler of seed 001 (Nookala; digest 001 §4-5; issue #7).
+// Workers hand each other tasks through XQueue's SPSC rings (include/weft/concurrency/
+// xqueue.hpp) and balance load with X-OpenMP's lock-less steal requests, in which the
+// *victim* moves the task, so no queue ever has two consumers.
+//
+// Variants (--weft:scheduler=NAME; digest 001 §5.9):
+//   xqueue-static         new tasks round-robin to the other workers' rings, no stealing
+//                         (XQUEUE-STATIC)
+//   xqueue-wait           round-robin + wait-based stealing (Algorithms 2-3; XOMP-DYNAMIC-WAIT)
+//   xqueue-wait-free      round-robin + wait-free stealing, one task per request
+//                         (Algorithms 4-5; WAITFREE-STEALONE)
+//   xqueue-wait-free-two  the same, two tasks per request (WAITFREE-STEALTWO)
+//   xqueue                wait-free steal-one with new tasks kept on the spawning worker
+//                         (local-first placement): weft's tasks block on their children,
+//                         and a child on the parent's worker can run inline when the parent
+//                         waits, which round-robin placement almost never allows.
+//
+// Per worker, owner-only (no atomics beyond statistics): a deque of new tasks (the owner
+// takes the newest; requests are served from the oldest), FIFO lists of resumed,
+// high-priority, yielded and low-priority tasks; and an MPSC inbox for threads outside
+// the runtime (and for tasks served across XQueue domains, which share no ring). The rings
+// connect the workers of one NUMA domain (the seed's suggestion, digest 001 §5.8); steal
+// requests may cross domains.
+//
+// The steal protocol, written for the C++ memory model rather than x86-TSO (digest 001
+// §4.6, §5.2-5.7). Each worker has on one cache line:
+//   req    a 64-bit request word: bits 0-39 a round number, bits 40-63 a worker id, written
+//          by stealers (plain stores, no read-modify-write: a lost race is a lost request,
+//          which its stealer simply posts again later)
+//   round  the worker's current round, written by the owner only
+// A worker *accepts* requests while round_of(req) < round. A stealer s posts to victim v
+// by storing req(v) = (round(v), s). The victim, on its own enqueue/dequeue path, sees
+// round_of(req) == round: it hands over a task (or two), or nothing if it has none, and
+// then closes the round (round + 1), which makes the request stale and v accepting again.
+// An idle stealer also stores into its own word (round + 1, itself): a "self query" that
+// tells others it has nothing to give (round_of > round); it withdraws it when it finds
+// work again by moving its own round past it (round + 2), which writes nothing a stealer
+// could be writing at the same time.
+//   wait-based: the victim stores the task into the stealer's `stolen` cell, then (release)
+//   the new round; the stealer spins (acquire) on the victim's round and its cell, leaving
+//   only when the round moved *and* the cell is still empty (the printed `||` of
+//   Algorithm 3: a round seen to move guarantees, through release/acquire, that a task
+//   handed over in that round is seen in the cell), or when its adaptive wait runs out
+//   (doubled on failure, shortened by an eighth on success, digest 001 §5.5). A task that
+//   arrives after the stealer gave up stays in the cell, which the stealer checks first on
+//   every call: nothing is lost.
+//   wait-free (Algorithm 4, and Algorithm 5 designed here): the stealer posts and returns
+//   at once; the victim pushes the served task into the ring it owns towards the stealer
+//   (its own inbox if no ring connects them) and wakes it if it sleeps. A victim that is
+//   spawning serves the request with the new task itself (Algorithm 4's enqueue path).
+#include "sched/policies/local_queues.hpp"
+#include "sched/policies/policies.hpp"
+
+#include <weft/concurrency/mpsc_inbox.hpp>
+#include <weft/concurrency/xqueue.hpp>
+#include <weft/config/config.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace weft::detail {
+namespace {
+
+enum class variant { static_rr, wait, wait_free, wait_free_two, local_wait_free };
+
+/// An owner-only deque of task pointers: a growable ring. The owner pushes and pops at
+/// the back (newest) and serves steal requests from the front (oldest). Growing is the
+/// only allocation; the ring keeps its size afterwards.
+class owner_deque {
+public:
+    void push_back(task* t) {
+        if (tail_ - head_ == cap_) grow();
+        buf_[tail_++ & (cap_ - 1)] = t;
+        size_.store(tail_ - head_, std::memory_order_relaxed);  // relaxed: a statistic for the counters
+    }
+    task* pop_back() noexcept {
+        if (tail_ == head_) return nullptr;
+        task* t = buf_[--tail_ & (cap_ - 1)];
+        size_.store(tail_ - head_, std::memory_order_relaxed);  // relaxed: as above
+        return t;
+    }
+    task* pop_front() noexcept {
+        if (tail_ == head_) return nullptr;
+        task* t = buf_[head_++ & (cap_ - 1)];
+        size_.store(tail_ - head_, std::memory_order_relaxed);  // relaxed: as above
+        return t;
+    }
+    task* back() const noexcept { return tail_ == head_ ? nullptr : buf_[(tail_ - 1) & (cap_ - 1)]; }
+    std::size_t size() const noexcept { return tail_ - head_; }
+    /// Any thread.
+    std::size_t size_approx() const noexcept { return size_.load(std::memory_order_relaxed); }  // relaxed: statistic
+
+private:
+    void grow() {
+        const std::size_t cap = cap_ == 0 ? 64 : cap_ * 2;
+        auto buf = std::make_unique<task*[]>(cap);
+        for (std::size_t i = head_; i != tail_; ++i) buf[i & (cap - 1)] = buf_[i & (cap_ - 1)];
+        buf_ = std::move(buf);
+        cap_ = cap;
+    }
+    std::unique_ptr<task*[]> buf_;
+    std::size_t cap_ = 0, head_ = 0, tail_ = 0;
+    std::atomic<std::size_t> size_{0};
+};
+
+constexpr unsigned round_bits = 40;
+constexpr std::uint64_t round_mask = (std::uint64_t{1} << round_bits) - 1;
+constexpr std::uint64_t encode(std::uint64_t round, unsigned worker) {
+    return (round & round_mask) | (std::uint64_t{worker} << round_bits);
+}
+constexpr std::uint64_t round_of(std::uint64_t req) { return req & round_mask; }
+constexpr unsigned id_of(std::uint64_t req) { return static_cast<unsigned>(req >> round_bits); }
+
+constexpr unsigned min_wait = 64, max_wait = 1u << 12;  // the wait-based stealer's spin bounds
+
+struct alignas(cache_line_size) worker_queues {
+    // Owner-only.
+    owner_deque staged;  // new tasks
+    task_fifo pending;   // resumed tasks
+    task_fifo high, yielded, low;
+    owner_counter fifo_in, fifo_out;  // tasks into / out of the four FIFO lists
+    owner_counter served_staged, served_pending;  // tasks this worker handed to stealers
+    std::uint64_t my_round = 1;   // == round, without the atomic load
+    bool self_query = false;      // our own word says "nothing to give"
+    unsigned wait = min_wait;     // wait-based: spin iterations per request
+    unsigned last_victim = ~0u;   // the victim that served us last, ~0u: none
+    unsigned asked = ~0u;         // wait-free: the victim of our outstanding request
+    // From outside threads, and from victims in other XQueue domains.
+    alignas(cache_line_size) ext::mpsc_inbox<task, &task::next> inbox;
+    // The steal line: stealers write req; the owner writes round.
+    alignas(cache_line_size) std::atomic<std::uint64_t> req{0};
+    std::atomic<std::uint64_t> round{1};
+    // Wait-based: the cell a victim hands our stolen task through.
+    alignas(cache_line_size) std::atomic<task*> stolen{nullptr};
+};
+
+class xqueue_policy final : public ext::scheduler_policy {
+public:
+    xqueue_policy(variant v, std::string name) : variant_(v), name_(std::move(name)) {}
+
+    std::string_view name() const noexcept override { return name_; }
+    unsigned max_workers() const noexcept override { return 1u << 20; }  // xqueue's bound; ids fit 24 bits
+
+    void attach(const std::vector<ext::worker_info>& workers) override {
+        n_ = static_cast<unsigned>(workers.size());
+        q_ = std::make_unique<worker_queues[]>(n_);
+        ext::xqueue_topology topo;
+        for (const auto& w : workers) topo.domain_of.push_back(w.numa_node);
+        // 256 slots (2 KiB) per ring: the seed found performance insensitive to queue
+        // size beyond tiny ones (digest 001 §5.8); a full ring falls back to local.
+        rings_ = std::make_unique<ext::xqueue<task*>>(std::move(topo), 256, ext::xqueue_placement::round_robin);
+        attached_ = std::make_unique<bool[]>(n_);
+    }
+
+    ext::placement schedule(ext::worker_context* self, task& t) override {
+        if (self == nullptr) return place_from_outside(t);
+        const unsigned me = self->index;
+        worker_queues& q = q_[me];
+        // A worker that spawns or resumes a task has work to give, however it got its own
+        // (a pinned task, say, bypasses next_task()): stop telling stealers otherwise.
+        if (q.self_query) withdraw_self_query(q);
+        if (t.ctx != nullptr || t.priority != task_priority::normal || (t.flags & task_flag_yielded)) {
+            push_local(q, t);
+            return {};
+        }
+        // A new task of normal priority.
+        if (stealing() && variant_ != variant::wait) {
+            // Algorithm 4's enqueue path: a pending request gets the new task itself.
+            const std::uint64_t req = q.req.load(std::memory_order_relaxed);  // relaxed: see serve()
+            if (round_of(req) == q.my_round && id_of(req) != me && id_of(req) < n_) {
+                const unsigned thief = id_of(req);
+                if (hand_over(*self, thief, &t, false)) {
+                    close_round(q);
+                    q.served_staged.add();
+                    return {thief, false};  // the loop fences and wakes the thief
+                }
+            }
+        }
+        if (variant_ != variant::local_wait_free) {
+            const unsigned to = rings_->push_round_robin(me, &t);
+            // push() fenced after the push (XQueue's doorbell protocol), which is the
+            // fence the loop's wake-up check needs too.
+            if (to != ext::xqueue<task*>::none) return {to, true};
+        }
+        q.staged.push_back(&t);  // local-first, one worker, or every ring full
+        return {};
+    }
+
+    task* next_task(ext::worker_context& self) noexcept override {
+        const unsigned me = self.index;
+        worker_queues& q = q_[me];
+        if (!attached_[me]) {
+            // First call, on the worker's own thread: its rings are allocated here, on its
+            // NUMA node (first touch).
+            try {
+                rings_->attach(me);
+            } catch (...) {
+                std::terminate();  // out of memory at start
+            }
+            attached_[me] = true;
+        }
+        if (variant_ == variant::wait) {
+            // A task served after we stopped waiting (digest 001 §5.4's hazard).
+            // acquire: pairs with the victim's release store of the task.
+            if (q.stolen.load(std::memory_order_relaxed) != nullptr)
+                if (task* t = q.stolen.exchange(nullptr, std::memory_order_acquire)) return got_work(self, q, t, true);
+        }
+        if (!q.inbox.empty()) drain_inbox(q);
+        task* t = pop_own(self, q);
+        if (t == nullptr) {
+            task* v = nullptr;
+            if (rings_->pop_inbound(me, v)) t = v;
+            if (t != nullptr && q.asked != ~0u) {
+                q.last_victim = q.asked;  // a wait-free request was probably served
+                q.asked = ~0u;
+            }
+        }
+        if (t == nullptr && ((t = q.yielded.pop()) != nullptr || (t = q.low.pop()) != nullptr)) q.fifo_out.add();
+        if (t != nullptr) return got_work(self, q, t, false);
+        // Idle: close a round a stealer opened on us (we have nothing), then steal.
+        if (stealing()) {
+            serve(self, q);
+            return steal(self, q);
+        }
+        return nullptr;
+    }
+
+    bool take_back(ext::worker_context& self, task& t) noexcept override {
+        worker_queues& q = q_[self.index];
+        if (q.staged.back() != &t) return false;
+        // relaxed: the state was published to us before t entered our deque.
+        if (t.state.load(std::memory_order_relaxed) != task_state::staged) return false;
+        q.staged.pop_back();
+        return true;
+    }
+
+    queue_state queue_state_of(unsigned w) const noexcept override {
+        if (w >= n_) return {};
+        const worker_queues& q = q_[w];
+        queue_state s;
+        const std::uint64_t in = q.fifo_in.get(), out = q.fifo_out.get();
+        s.length = q.staged.size_approx() + (in > out ? in - out : 0) + rings_->size_approx(w);
+        // relaxed: a statistic.
+        if (q.stolen.load(std::memory_order_relaxed) != nullptr) ++s.length;
+        s.stolen_from_staged = q.served_staged.get();
+        s.stolen_from_pending = q.served_pending.get();
+        return s;
+    }
+
+private:
+    bool stealing() const noexcept { return variant_ != variant::static_rr && n_ > 1; }
+
+    void push_local(worker_queues& q, task& t) {
+        t.next = nullptr;
+        if (t.flags & task_flag_yielded) q.yielded.push(&t);
+        else if (t.priority == task_priority::high) q.high.push(&t);
+        else if (t.priority == task_priority::low) q.low.push(&t);
+        else if (t.ctx != nullptr) q.pending.push(&t);
+        else {
+            q.staged.push_back(&t);
+            return;
+        }
+        q.fifo_in.add();
+    }
+
+    ext::placement place_from_outside(task& t) {
+        const unsigned target = t.ctx != nullptr && t.last_worker < n_
+                                    ? t.last_worker
+                                    // relaxed: only spreads work, orders nothing.
+                                    : rr_.fetch_add(1, std::memory_order_relaxed) % n_;
+        q_[target].inbox.push(&t);
+        return {target};
+    }
+
+    void drain_inbox(worker_queues& q) noexcept {
+        for (task* t = q.inbox.take_all(); t != nullptr;) {
+            task* next = t->next;
+            t->next = nullptr;
+            try {
+                push_local(q, *t);
+            } catch (...) {
+                std::terminate();  // the deque could not grow: out of memory
+            }
+            t = next;
+        }
+    }
+
+    /// Own queues in seed 000 §2.3.1's order: high, resumed (FIFO), new (LIFO). Serves a
+    /// pending steal request from what is left (Algorithm 2/4's dequeue path).
+    task* pop_own(ext::worker_context& self, worker_queues& q) noexcept {
+        self.counters.pending_accesses.add();
+        task* t = q.high.pop();
+        if (t == nullptr) t = q.pending.pop();
+        if (t != nullptr) q.fifo_out.add();
+        if (t == nullptr) t = q.staged.pop_back();
+        if (t == nullptr) {
+            self.counters.pending_misses.add();
+            return nullptr;
+        }
+        if (stealing()) serve(self, q);
+        return t;
+    }
+
+    /// The victim's side: if a request is open for our round, hand over one task (two for
+    /// steal-two) from the oldest end, then close the round, served or not.
+    void serve(ext::worker_context& self, worker_queues& q) noexcept {
+        // relaxed: the request word carries no data; the task handed over is published
+        // by the ring's or the cell's release store, and a stale read only delays a steal.
+        const std::uint64_t req = q.req.load(std::memory_order_relaxed);
+        if (round_of(req) != q.my_round) return;
+        const unsigned thief = id_of(req);
+        if (thief == self.index || thief >= n_) return;  // our own self query
+        const unsigned count = variant_ == variant::wait_free_two ? 2 : 1;
+        for (unsigned k = 0; k < count; ++k) {
+            bool resumed = false;
+            task* t = q.staged.pop_front();
+            if (t == nullptr && (t = q.pending.pop()) != nullptr) {
+                resumed = true;
+                q.fifo_out.add();
+            }
+            if (t == nullptr) break;
+            if (!hand_over(self, thief, t, true)) {
+                // The thief's cell still holds a task another victim gave it: keep ours.
+                if (resumed) {
+                    q.pending.push(t);
+                    q.fifo_in.add();
+                } else {
+                    try {
+                        q.staged.push_back(t);  // room: we just took it from there
+                    } catch (...) {
+                        std::terminate();
+                    }
+                }
+                break;
+            }
+            (resumed ? q.served_pending : q.served_staged).add();
+            if (variant_ == variant::wait) break;  // one cell
+        }
+        close_round(q);
+    }
+
+    /// Moves `t` to `thief`: through its cell (wait-based) or the ring we own towards it
+    /// (wait-free; its inbox if no ring connects us or the ring is full), then, if
+    /// `wake`, wakes it should it have parked meanwhile (the loop does it for schedule()).
+    /// False only if the thief's cell is taken.
+    bool hand_over(ext::worker_context& self, unsigned thief, task* t, bool wake) noexcept {
+        if (variant_ == variant::wait) {
+            // A thief that gave up on one victim may be served by it after asking another:
+            // two victims may answer one thief, so the cell is filled by CAS, never by a
+            // store that could overwrite a task (a read-modify-write, but only on the
+            // serving path, which runs once per steal). release: the thief's acquire
+            // exchange sees the task's contents; relaxed on failure: nothing is published.
+            task* empty = nullptr;
+            if (!q_[thief].stolen.compare_exchange_strong(empty, t, std::memory_order_release,
+                                                          std::memory_order_relaxed))
+                return false;
+        } else if (!rings_->push(self.index, thief, t)) {
+            q_[thief].inbox.push(t);
+        }
+        if (wake) self.wake(thief);  // fences, then wakes it if it parked
+        return true;
+    }
+
+    void close_round(worker_queues& q) noexcept {
+        ++q.my_round;
+        // release: in the wait-based protocol, a stealer that sees the new round (acquire)
+        // sees the task stored into its cell before it.
+        q.round.store(q.my_round, std::memory_order_release);
+    }
+
+    /// Moves our round past our self query (see the head of this file), so that stealers
+    /// see us accepting again; writes nothing a stealer writes.
+    static void withdraw_self_query(worker_queues& q) noexcept {
+        q.self_query = false;
+        q.my_round += 2;
+        q.round.store(q.my_round, std::memory_order_release);  // release: as close_round
+    }
+
+    task* got_work(ext::worker_context& self, worker_queues& q, task* t, bool stolen) noexcept {
+        if (q.self_query) withdraw_self_query(q);
+        if (stolen) {
+            if (t->ctx != nullptr) self.counters.stolen_to_pending.add();
+            else self.counters.stolen_to_staged.add();
+        }
+        return t;
+    }
+
+    unsigned pick_victim(ext::worker_context& self, worker_queues& q) noexcept {
+        if (q.last_victim < n_ && q.last_victim != self.index) return q.last_victim;
+        const auto r = static_cast<unsigned>(self.random() % (n_ - 1));
+        return r >= self.index ? r + 1 : r;  // a random other worker
+    }
+
+    /// Posts a request to one victim (Algorithm 3 / our Algorithm 5). Wait-based: waits
+    /// for the answer within the adaptive bound.
+    task* steal(ext::worker_context& self, worker_queues& q) noexcept {
+        const unsigned me = self.index;
+        if (!q.self_query) {
+            // relaxed: a hint to other stealers; nothing is published through it.
+            q.req.store(encode(q.my_round + 1, me), std::memory_order_relaxed);
+            q.self_query = true;
+        }
+        const unsigned v = pick_victim(self, q);
+        worker_queues& vq = q_[v];
+        // acquire: pairs with close_round's release (wait-based: the cell's task).
+        const std::uint64_t r = vq.round.load(std::memory_order_acquire);
+        // relaxed: a request word carries no data (see serve()).
+        if (round_of(vq.req.load(std::memory_order_relaxed)) >= r) {
+            q.last_victim = ~0u;  // busy with another stealer, or idle itself: try another next time
+            return nullptr;
+        }
+        vq.req.store(encode(r, me), std::memory_order_relaxed);  // relaxed: as above
+        if (variant_ != variant::wait) {
+            if (q.asked != ~0u) q.last_victim = ~0u;  // the previous request went unanswered
+            q.asked = v;
+            return nullptr;  // the answer, if any, arrives in our ring from v
+        }
+        for (unsigned i = 0; i < q.wait; ++i) {
+            // acquire: see close_round.
+            const bool moved = round_of(vq.round.load(std::memory_order_acquire)) != round_of(r);
+            if (q.stolen.load(std::memory_order_relaxed) != nullptr) {
+                // acquire: pairs with the victim's release store of the task.
+                if (task* t = q.stolen.exchange(nullptr, std::memory_order_acquire)) {
+                    q.wait = std::max(min_wait, q.wait - q.wait / 8);
+                    q.last_victim = v;
+                    return got_work(self, q, t, true);
+                }
+            }
+            if (moved) break;  // closed without serving us (the cell was empty after the move)
+            // A slower stealer overwrote our request with an older round: post it again.
+            if (round_of(vq.req.load(std::memory_order_relaxed)) < round_of(r))
+                vq.req.store(encode(r, me), std::memory_order_relaxed);  // relaxed: as above
+            cpu_relax();
+        }
+        q.wait = std::min(max_wait, q.wait * 2);
+        q.last_victim = ~0u;
+        return nullptr;
+    }
+
+    static void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+
+    variant variant_;
+    std::string name_;
+    unsigned n_ = 0;
+    std::unique_ptr<worker_queues[]> q_;
+    std::unique_ptr<ext::xqueue<task*>> rings_;
+    std::unique_ptr<bool[]> attached_;  // per worker, owner-only
+    alignas(cache_line_size) std::atomic<unsigned> rr_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<ext::scheduler_policy> make_xqueue_policy(std::string_view name) {
+    if (name == "xqueue") return std::make_unique<xqueue_policy>(variant::local_wait_free, "xqueue");
+    if (name == "xqueue-static") return std::make_unique<xqueue_policy>(variant::static_rr, "xqueue-static");
+    if (name == "xqueue-wait") return std::make_unique<xqueue_policy>(variant::wait, "xqueue-wait");
+    if (name == "xqueue-wait-free") return std::make_unique<xqueue_policy>(variant::wait_free, "xqueue-wait-free");
+    if (name == "xqueue-wait-free-two")
+        return std::make_unique<xqueue_policy>(variant::wait_free_two, "xqueue-wait-free-two");
+    return nullptr;
+}
+
+}  // namespace weft::detail
