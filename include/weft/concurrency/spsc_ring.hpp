@@ -65,6 +65,9 @@ public:
         capacity_ = std::bit_ceil(capacity);
         mask_ = capacity_ - 1;
         slots_ = std::allocator_traits<Alloc>::allocate(alloc_, capacity_);
+        // Written here, by the constructing thread: under Linux's first-touch policy the
+        // slots' pages land on its NUMA node (xqueue constructs a ring on its consumer).
+        std::uninitialized_value_construct_n(slots_, capacity_);
     }
     ~spsc_ring() { std::allocator_traits<Alloc>::deallocate(alloc_, slots_, capacity_); }
     spsc_ring(const spsc_ring&) = delete;

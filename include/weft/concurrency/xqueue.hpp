@@ -42,6 +42,7 @@ enum class xqueue_placement {
     round_robin,  ///< the next other member of the producer's domain, in turn (seed 001 Algorithm 1)
     local_first,  ///< the producer's own local ring; others only when it is full
 };
+// A third placement, hinted (the producer names the consumer), is enqueue_hinted().
 
 /// @brief XQueue: per worker a local ring and one inbound SPSC ring from each other member
 /// of its domain; only the worker consumes its rings, and ring (i -> j) is written only
@@ -167,6 +168,15 @@ public:
         if (to != none) return to;
         if (placement_ == xqueue_placement::round_robin && push(from, from, v)) return from;
         return none;
+    }
+
+    /// Producer `from` with a hint (the consumer whose data the item touches, say): the
+    /// hinted ring first, if `from` can reach it, then as enqueue(). Returns the consumer
+    /// that got `v`, or none if all were full.
+    unsigned enqueue_hinted(unsigned from, unsigned hint, const T& v) noexcept {
+        if (from >= n_) return none;
+        if (push(from, hint, v)) return hint;
+        return enqueue(from, v);
     }
 
     /// Producer `from`: the other members of its domain in turn, from its cursor, until

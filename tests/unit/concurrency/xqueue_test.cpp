@@ -88,6 +88,23 @@ TEST(xqueue, domains_confine_rings_and_bad_input_is_refused) {
     EXPECT_THROW(q.attach(5), weft::error);
 }
 
+TEST(xqueue, hinted_placement_goes_to_the_hint_while_it_has_room) {
+    xqueue<int> q(xqueue_topology::groups(4, 2), 2);  // {0,1} {2,3}
+    q.attach_all();
+    EXPECT_EQ(q.enqueue_hinted(0, 1, 1), 1u);
+    EXPECT_EQ(q.enqueue_hinted(0, 0, 2), 0u);  // the producer itself: its local ring
+    EXPECT_EQ(q.enqueue_hinted(0, 1, 3), 1u);
+    EXPECT_EQ(q.enqueue_hinted(0, 1, 4), 0u);  // 1's ring from 0 is full: round-robin has no
+                                               // other member, so the local ring
+    EXPECT_EQ(q.enqueue_hinted(0, 1, 5), xqueue<int>::none);  // all full
+    int v = 0;
+    EXPECT_TRUE(q.pop(0, v));  // the local ring frees a slot
+    EXPECT_EQ(v, 2);
+    EXPECT_EQ(q.enqueue_hinted(0, 3, 6), 0u);  // 3 is in another domain: not reachable
+    EXPECT_TRUE(q.pop(1, v));
+    EXPECT_EQ(v, 1);
+}
+
 TEST(xqueue, rings_count_as_full_until_their_consumer_attaches) {
     xqueue<int> q(xqueue_topology::full_mesh(3), 4);
     q.attach(0);
