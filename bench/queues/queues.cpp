@@ -11,7 +11,8 @@
 //   mpmc      T threads (1, 2, then oversubscribed), each enqueuing an item and dequeuing
 //             one, `ops` times in all; an operation is an enqueue or a dequeue that ran
 //             the item (a function pointer, as the seed's "execute the function it points
-//             to"). XQueue: round-robin to the other threads' rings, pop one's own; the
+//             to"). XQueue: round-robin to the other threads' rings (weft-xqueue) or to
+//             one's own local ring first (weft-xqueue-local), pop one's own; the
 //             Chase-Lev deque: push and pop one's own, steal from a random other when
 //             empty; the others: one shared queue. Every item is run exactly once
 //             (checked after the timed part, which then drains the queues).
@@ -240,8 +241,8 @@ result mpmc_shared(unsigned threads, std::uint64_t ops) {
         });
 }
 
-result mpmc_xqueue(unsigned threads, std::uint64_t ops) {
-    weft::ext::xqueue<item> q(weft::ext::xqueue_topology::full_mesh(threads), 1024);
+result mpmc_xqueue(unsigned threads, std::uint64_t ops, weft::ext::xqueue_placement placement) {
+    weft::ext::xqueue<item> q(weft::ext::xqueue_topology::full_mesh(threads), 1024, placement);
     q.attach_all();
     return mpmc_run(
         threads, ops,
@@ -359,7 +360,10 @@ int main(int argc, char** argv) {
     repeat("spsc-2t", "mutex-deque", 2, ops, reps, [&] { return spsc_two_threads<mutex_deque>(ops); });
 
     for (unsigned t : threads) {
-        repeat("mpmc", "weft-xqueue", t, ops, reps, [&] { return mpmc_xqueue(t, ops); });
+        repeat("mpmc", "weft-xqueue", t, ops, reps,
+               [&] { return mpmc_xqueue(t, ops, weft::ext::xqueue_placement::round_robin); });
+        repeat("mpmc", "weft-xqueue-local", t, ops, reps,
+               [&] { return mpmc_xqueue(t, ops, weft::ext::xqueue_placement::local_first); });
         repeat("mpmc", "chase-lev", t, ops, reps, [&] { return mpmc_chase_lev(t, ops); });
         repeat("mpmc", "tbb-concurrent-queue", t, ops, reps, [&] { return mpmc_shared<tbb_queue>(t, ops); });
         repeat("mpmc", "boost-lockfree-queue", t, ops, reps, [&] { return mpmc_shared<boost_queue>(t, ops); });
