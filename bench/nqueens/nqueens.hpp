@@ -123,6 +123,28 @@ inline options parse_options(int argc, char** argv) {
 
 /// One warm-up run, then o.reps timed ones, each checked against the known solution
 /// count and reported with `calls` (tasks created). `count()` returns the solutions found.
+/// One task per placement tried, with a fork-join task group (weft::task_group,
+/// tbb::task_group: run and wait); rows from `serial_from` on are searched serially. Each
+/// child writes its count into its own slot; the parent sums them after the join.
+template <class TaskGroup>
+std::uint64_t place_fork_join(int n, int row, const board& b, int serial_from) {
+    if (row == n) return 1;
+    if (row >= serial_from) return search(n, row, b);
+    std::uint64_t found[max_n] = {};
+    TaskGroup g;
+    for (int col = 0; col < n; ++col) {
+        g.run([&found, &b, n, row, col, serial_from] {
+            board next = b;
+            next.col[row] = static_cast<std::int8_t>(col);
+            found[col] = safe(next, row) ? place_fork_join<TaskGroup>(n, row + 1, next, serial_from) : 0;
+        });
+    }
+    g.wait();
+    std::uint64_t total = 0;
+    for (int col = 0; col < n; ++col) total += found[col];
+    return total;
+}
+
 template <class Count>
 void measure(const char* impl, unsigned workers, const options& o, std::uint64_t calls, Count count) {
     const std::uint64_t expected = solutions[static_cast<std::size_t>(o.n)];

@@ -16,21 +16,7 @@ namespace {
 namespace nq = weft::bench::nqueens;
 
 std::uint64_t place(int n, int row, const nq::board& b, int serial_from) {
-    if (row == n) return 1;
-    if (row >= serial_from) return nq::search(n, row, b);
-    std::uint64_t found[nq::max_n] = {};
-    tbb::task_group g;
-    for (int col = 0; col < n; ++col) {
-        g.run([&found, &b, n, row, col, serial_from] {
-            nq::board next = b;
-            next.col[row] = static_cast<std::int8_t>(col);
-            found[col] = nq::safe(next, row) ? place(n, row + 1, next, serial_from) : 0;
-        });
-    }
-    g.wait();
-    std::uint64_t total = 0;
-    for (int col = 0; col < n; ++col) total += found[col];
-    return total;
+    return nq::place_fork_join<tbb::task_group>(n, row, b, serial_from);
 }
 
 }  // namespace

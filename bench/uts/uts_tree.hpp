@@ -258,6 +258,22 @@ inline void print_result(const char* impl, unsigned workers, const tree& t, doub
 
 /// One warm-up run (unless the caller had one), then o.reps timed ones, each checked
 /// against the tree's node count and reported. `count()` returns the nodes it counted.
+/// One task per node with a fork-join task group (weft::task_group, tbb::task_group: run
+/// and wait): a node spawns one child per child node, whose state it derives before the
+/// spawn, joins them and adds up the counts they leave in their own slots.
+template <class TaskGroup>
+std::uint64_t count_fork_join(const tree& t, const node& n) {
+    const int children = num_children(t, n);
+    if (children == 0) return 1;
+    child_slots counts(children);
+    TaskGroup g;
+    for (int i = 0; i < children; ++i) {
+        g.run([&t, &counts, i, child = make_child(n, i)] { counts[i] = count_fork_join<TaskGroup>(t, child); });
+    }
+    g.wait();
+    return 1 + counts.sum();
+}
+
 template <class Count>
 void measure(const char* impl, unsigned workers, const options& o, Count count, bool warm_up = true) {
     std::uint64_t counted = 0;

@@ -11,17 +11,7 @@ namespace {
 
 namespace ut = weft::bench::uts;
 
-std::uint64_t count(const ut::tree& t, const ut::node& n) {
-    const int children = ut::num_children(t, n);
-    if (children == 0) return 1;
-    ut::child_slots counts(children);
-    weft::task_group g;
-    for (int i = 0; i < children; ++i) {
-        g.run([&t, &counts, i, child = ut::make_child(n, i)] { counts[i] = count(t, child); });
-    }
-    g.wait();
-    return 1 + counts.sum();
-}
+std::uint64_t count(const ut::tree& t, const ut::node& n) { return ut::count_fork_join<weft::task_group>(t, n); }
 
 }  // namespace
 
