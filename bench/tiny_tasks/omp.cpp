@@ -10,13 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#if !defined(WEFT_BENCH_OMP_IMPL)
-#if defined(__clang__)
-#define WEFT_BENCH_OMP_IMPL "omp-libomp"
-#else
-#define WEFT_BENCH_OMP_IMPL "omp-libgomp"
-#endif
-#endif
+#include "omp_impl.hpp"
 
 int main(int argc, char** argv) {
     namespace wb = weft::bench;

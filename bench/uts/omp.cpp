@@ -13,13 +13,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
-#if !defined(WEFT_BENCH_OMP_IMPL)
-#if defined(__clang__)
-#define WEFT_BENCH_OMP_IMPL "omp-libomp"
-#else
-#define WEFT_BENCH_OMP_IMPL "omp-libgomp"
-#endif
-#endif
+#include "omp_impl.hpp"
 
 namespace {
 
