@@ -221,7 +221,13 @@ public:
             }
         }
         if (t == nullptr && ((t = q.yielded.pop()) != nullptr || (t = q.low.pop()) != nullptr)) q.fifo_out.add();
-        if (t != nullptr) return got_work(self, q, t, false);
+        if (t != nullptr) {
+            // Algorithm 2/4's dequeue path: a pending request gets some of what is left,
+            // whichever list `t` came from (a worker busy with tasks that only yield
+            // must still feed thieves).
+            if (stealing()) serve(self, q);
+            return got_work(self, q, t, false);
+        }
         // Idle: close a round a stealer opened on us (we have nothing), then steal.
         if (stealing()) {
             serve(self, q);
@@ -290,24 +296,20 @@ private:
         }
     }
 
-    /// Own queues in seed 000 §2.3.1's order: high, resumed (FIFO), new (LIFO). Serves a
-    /// pending steal request from what is left (Algorithm 2/4's dequeue path).
+    /// Own queues in seed 000 §2.3.1's order: high, resumed (FIFO), new (LIFO).
     task* pop_own(ext::worker_context& self, worker_queues& q) noexcept {
         self.counters.pending_accesses.add();
         task* t = q.high.pop();
         if (t == nullptr) t = q.pending.pop();
         if (t != nullptr) q.fifo_out.add();
         if (t == nullptr) t = q.staged.pop_back();
-        if (t == nullptr) {
-            self.counters.pending_misses.add();
-            return nullptr;
-        }
-        if (stealing()) serve(self, q);
+        if (t == nullptr) self.counters.pending_misses.add();
         return t;
     }
 
     /// The victim's side: if a request is open for our round, hand over one task (two for
-    /// steal-two) from the oldest end, then close the round, served or not.
+    /// steal-two): the oldest new one, else the oldest resumed one, else the oldest that
+    /// yielded; then close the round, served or not.
     void serve(ext::worker_context& self, worker_queues& q) noexcept {
         // relaxed: the request word carries no data; the task handed over is published
         // by the ring's or the cell's release store, and a stale read only delays a steal.
@@ -318,8 +320,11 @@ private:
         const unsigned count = variant_ == variant::wait_free_two ? 2 : 1;
         for (unsigned k = 0; k < count; ++k) {
             bool resumed = false;
+            task_fifo* from = nullptr;
             task* t = q.staged.pop_front();
-            if (t == nullptr && (t = q.pending.pop()) != nullptr) {
+            if (t == nullptr && (t = q.pending.pop()) != nullptr) from = &q.pending;
+            if (t == nullptr && (t = q.yielded.pop()) != nullptr) from = &q.yielded;
+            if (from != nullptr) {
                 resumed = true;
                 q.fifo_out.add();
             }
@@ -327,7 +332,7 @@ private:
             if (!hand_over(self, thief, t, true)) {
                 // The thief's cell still holds a task another victim gave it: keep ours.
                 if (resumed) {
-                    q.pending.push(t);
+                    from->push(t);
                     q.fifo_in.add();
                 } else {
                     try {

@@ -89,7 +89,8 @@ TEST_P(xqueue_policy, posts_from_outside_and_inside_all_run) {
 // them has run on a second worker, so a policy that never moves work fails by timeout.
 // The spawner is pinned to worker 0: a pinned task reaches its worker without the
 // policy's next_task(), which once left that worker's "nothing to give" self query up,
-// so that no stealer ever asked it.
+// so that no stealer ever asked it. And when every task has started on worker 0 before a
+// thief asks, only tasks that yielded are left to give: victims once never gave those.
 TEST_P(xqueue_policy, work_spawned_on_one_worker_reaches_another) {
     if (single_worker()) GTEST_SKIP() << "one worker";
     std::atomic<int> first_worker{-1};
@@ -105,8 +106,11 @@ TEST_P(xqueue_policy, work_spawned_on_one_worker_reaches_another) {
         weft::task_group g;
         for (int i = 0; i < 200; ++i)
             g.run([&] {
-                if (weft::this_task::worker_index() != first_worker.load()) moved = true;
-                while (!moved.load()) weft::this_task::yield();
+                // Checked at every turn: a task that yields may be handed to a thief.
+                while (!moved.load()) {
+                    if (weft::this_task::worker_index() != first_worker.load()) moved = true;
+                    else weft::this_task::yield();
+                }
             });
         g.wait();
     }).get();
