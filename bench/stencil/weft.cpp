@@ -24,14 +24,35 @@
 // "start-iteration", computes nt steps at np = the tunable's value, fires "end-iteration";
 // the engine then reports the objective over that interval to the tunable; after
 // --samples such runs at one size (a trial) the search gets their median and moves the
-// tunable. --trials x --samples runs in all. One untimed warm-up run comes first, as in the --reps mode; every run's result
-// is checked. Lines (besides weft-bench's):
+// tunable. --trials x --samples runs in all; every run's result is checked.
+//
+// --warmup=N (default 1): N untimed runs at a size whenever the size changes (the first
+// included), in --adapt and --compare. In one process, the first run at a new size
+// costs what the previous sizes left behind: glibc's heaps grow (page faults) or are
+// carved differently, and the first run after a change varied by 15-27 % and ranked
+// neighbouring sizes up to 1.5x apart where steady runs of the same sizes (the --reps
+// mode) agree within 2-3 % (bench/RESULTS.md, 2026-11-25). A trial then measures the
+// size itself, as a program that settles on it would see it. Lines (besides weft-bench's):
 //   weft-adapt-candidates count=<n> np=<a,b,...>
 //   weft-adapt run=<i> np=<np> seconds=<wall> searching=<0|1> result=<hash>
 //   weft-adapt-summary objective=... strategy=... samples=... workers=... nx=... nt=... candidates=...
-//     chosen_np=<the best size measured> trials=... converged=<0|1> runs_after=<k> seconds_after=<mean>
+//     warmup=<N> chosen_np=<the search's answer> trials=... converged=<0|1> runs_after=<k>
+//     seconds_after=<mean> warmup_runs=<untimed runs in all>
 // searching=1: the run was a trial; seconds_after: the mean of the runs that were not
 // (nan if none). --trials=0 prints the candidates only.
+//
+// --compare=A,B,... (issue #6's yardstick): is size B within 5 % of size A? On a machine
+// where one run of one size varies by 10-30 %, two sizes are compared by runs that
+// alternate between them in one process: --reps rounds, each running every size once
+// after its --warmup untimed runs (round r starts at the r-th size, so no size always
+// runs after the same one). The ratio of a size to A is the median over the rounds
+// of its run's time over A's run in the same round (a slow period of the machine slows
+// both), with a distribution-free 95 % confidence interval for that median (order
+// statistics of the binomial; with fewer than 6 rounds there is none and lo/hi are the
+// extremes). Lines:
+//   weft-compare round=<r> np=<np> seconds=<wall> result=<hash>
+//   weft-compare-summary np=<np> runs=<n> median=<s> ms_per_step=<ms> ratio=<median of
+//     paired ratios to A> ratio_lo=<95 % lower bound> ratio_hi=<95 % upper bound>
 #include "stencil/weft_partition.hpp"
 
 #include <weft/adapt/policy.hpp>
@@ -59,6 +80,9 @@ namespace wa = weft::adapt;
 
 struct adapt_options {
     std::string objective;  // empty: no --adapt, the --reps mode
+    std::vector<std::size_t> compare;  // --compare sizes: empty, no --compare
+    unsigned warmup = 1;               // untimed runs after each change of size
+    bool warmup_given = false;
     unsigned trials = 20;
     unsigned samples = 1;
     wa::strategy kind = wa::strategy::u_shape;
@@ -120,6 +144,75 @@ void run_once(const st::problem& p, std::vector<double>& grid, Around&& around) 
     }
 }
 
+double median_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// The 1-based rank j of the order statistics x_(j) <= median <= x_(n+1-j) that hold the
+/// median with >= 95 % probability for any continuous distribution: the largest j with
+/// P(Binomial(n, 1/2) <= j - 1) <= 2.5 %. 0 if n is too small (n < 6).
+std::size_t median_ci_rank(std::size_t n) {
+    double tail = 0, term = std::ldexp(1.0, -static_cast<int>(n));  // P(B = 0)
+    std::size_t j = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        tail += term;  // P(B <= k)
+        if (tail > 0.025) break;
+        j = k + 1;
+        term = term * static_cast<double>(n - k) / static_cast<double>(k + 1);
+    }
+    return j;
+}
+
+/// n runs of p, untimed but checked (warm-ups).
+void untimed_runs(const st::problem& p, st::checker& check, unsigned n) {
+    for (unsigned i = 0; i < n; ++i) {
+        std::vector<double> grid = st::initial_grid(p);
+        run_once(p, grid, [](auto&& step) { step(); });
+        (void)check.check(grid);
+    }
+}
+
+/// --compare: --reps rounds of every size, rotating; see the head of this file.
+int run_compare(const st::problem& base, const std::vector<std::size_t>& sizes, unsigned warmup) {
+    namespace wb = weft::bench;
+    st::checker check("weft-dataflow-compare", base);
+    const std::size_t k = sizes.size();
+    std::vector<std::vector<double>> seconds(k);
+    for (unsigned round = 1; round <= base.reps; ++round) {
+        for (std::size_t j = 0; j < k; ++j) {
+            const std::size_t at = (j + round) % k;
+            st::problem p = base;
+            p.np = sizes[at];
+            untimed_runs(p, check, warmup);
+            std::vector<double> grid = st::initial_grid(p);
+            double s = 0;
+            run_once(p, grid, [&](auto&& step) { s = wb::time_seconds(step); });
+            const std::uint64_t hash = check.check(grid);
+            seconds[at].push_back(s);
+            std::printf("weft-compare round=%u np=%zu seconds=%.6f result=%llu\n", round, p.np, s,
+                        static_cast<unsigned long long>(hash));
+            std::fflush(stdout);
+        }
+    }
+    const std::size_t n = base.reps, rank = median_ci_rank(n);
+    for (std::size_t i = 0; i < k; ++i) {
+        std::vector<double> ratios(n);
+        for (std::size_t r = 0; r < n; ++r) ratios[r] = seconds[i][r] / seconds[0][r];
+        std::vector<double> sorted = ratios;
+        std::sort(sorted.begin(), sorted.end());
+        const double lo = rank > 0 ? sorted[rank - 1] : sorted.front();
+        const double hi = rank > 0 ? sorted[n - rank] : sorted.back();
+        const double med = median_of(seconds[i]);
+        std::printf("weft-compare-summary np=%zu runs=%zu median=%.6f ms_per_step=%.4f ratio=%.4f ratio_lo=%.4f "
+                    "ratio_hi=%.4f\n",
+                    sizes[i], n, med, med * 1e3 / base.nt, median_of(ratios), lo, hi);
+    }
+    std::fflush(stdout);
+    return 0;
+}
+
 int run_adaptive(const st::problem& base, const adapt_options& a, unsigned workers) {
     namespace wb = weft::bench;
     const std::vector<std::size_t> sizes = candidate_sizes(base.nx, workers);
@@ -140,21 +233,26 @@ int run_adaptive(const st::problem& base, const adapt_options& a, unsigned worke
 
     st::checker check("weft-dataflow-adapt", base);
     double after_sum = 0;
-    unsigned after = 0;
+    unsigned after = 0, warmup_runs = 0;
+    std::size_t warm_np = 0;  // the size the last runs were at (0: none yet)
     const unsigned runs = a.trials * a.samples;
-    for (unsigned run = 0; run <= runs; ++run) {  // run 0: the warm-up, no trial
+    for (unsigned run = 1; run <= runs; ++run) {
         st::problem p = base;
         p.np = static_cast<std::size_t>(np.integer());
-        const bool searching = run > 0 && np.searching();
+        const bool searching = np.searching();
+        if (p.np != warm_np) {
+            untimed_runs(p, check, a.warmup);
+            warmup_runs += a.warmup;
+            warm_np = p.np;
+        }
         std::vector<double> grid = st::initial_grid(p);
         double seconds = 0;
         run_once(p, grid, [&](auto&& step) {
-            if (run > 0) wa::trigger("start-iteration");
+            wa::trigger("start-iteration");
             seconds = wb::time_seconds(step);
-            if (run > 0) wa::end_iteration();
+            wa::end_iteration();
         });
         const std::uint64_t hash = check.check(grid);
-        if (run == 0) continue;
         if (!searching) {
             after_sum += seconds;
             ++after;
@@ -164,10 +262,10 @@ int run_adaptive(const st::problem& base, const adapt_options& a, unsigned worke
         std::fflush(stdout);
     }
     std::printf("weft-adapt-summary objective=%s strategy=%s samples=%u workers=%u nx=%zu nt=%u candidates=%zu "
-                "chosen_np=%lld trials=%zu converged=%d runs_after=%u seconds_after=%.6f\n",
+                "warmup=%u chosen_np=%lld trials=%zu converged=%d runs_after=%u seconds_after=%.6f warmup_runs=%u\n",
                 a.objective.c_str(), a.strategy_name.c_str(), a.samples, workers, base.nx, base.nt, sizes.size(),
-                std::llround(np.best()), np.trials(), np.converged() ? 1 : 0, after,
-                after > 0 ? after_sum / after : std::numeric_limits<double>::quiet_NaN());
+                a.warmup, std::llround(np.best()), np.trials(), np.converged() ? 1 : 0, after,
+                after > 0 ? after_sum / after : std::numeric_limits<double>::quiet_NaN(), warmup_runs);
     std::fflush(stdout);
     return 0;
 }
@@ -190,6 +288,29 @@ int main(int argc, char** argv) {
                     return false;
                 }
                 a.objective = v;
+                return true;
+            }
+            if (name == "--compare") {
+                a.compare.clear();
+                std::size_t from = 0;
+                for (;;) {
+                    const std::size_t comma = std::min(v.find(',', from), v.size());
+                    std::size_t np = 0;
+                    if (!wb::detail::parse_number(v.substr(from, comma - from), np) || np == 0) return false;
+                    a.compare.push_back(np);
+                    if (comma == v.size()) break;
+                    from = comma + 1;
+                }
+                return true;
+            }
+            if (name == "--warmup") {
+                a.warmup_given = true;
+                if (!wb::detail::parse_number(v, a.warmup)) return false;
+                if (a.warmup > 10) {
+                    std::fprintf(stderr, "%s: --warmup: 0 to 10 untimed runs per size change (got %u)\n", argv[0],
+                                 a.warmup);
+                    return false;
+                }
                 return true;
             }
             if (name == "--trials") {
@@ -225,10 +346,29 @@ int main(int argc, char** argv) {
         "               one warm-up run; runs left after convergence repeat the chosen size\n"
         "               (default 20; 0: list the candidates)\n"
         "  --samples=N  with --adapt: runs per trial, the search sees their median (default 1)\n"
-        "  --strategy=S with --adapt: u_shape (default), golden_section, nelder_mead, exhaustive\n");
+        "  --strategy=S with --adapt: u_shape (default), golden_section, nelder_mead, exhaustive\n"
+        "  --compare=A,B,...  --reps rounds alternating these partition sizes; prints each size's\n"
+        "               median and its time over A's (median of paired ratios, 95 % interval)\n"
+        "  --warmup=N   with --adapt or --compare: untimed runs after each change of size (default 1)\n");
+    if (!a.compare.empty()) {
+        if (!a.objective.empty() || a.tuning_option != nullptr) {
+            std::fprintf(stderr, "%s: --compare does not go with --adapt, --trials, --samples or --strategy\n", argv[0]);
+            return 2;
+        }
+        for (const std::size_t np : a.compare)
+            if (np > p.nx) {
+                std::fprintf(stderr, "%s: --compare: partition size %zu is larger than --nx=%zu\n", argv[0], np, p.nx);
+                return 2;
+            }
+        return run_compare(p, a.compare, a.warmup);
+    }
     if (!a.objective.empty()) return run_adaptive(p, a, rt.num_workers());
     if (a.tuning_option != nullptr) {
         std::fprintf(stderr, "%s: %s needs --adapt=OBJECTIVE (%s)\n", argv[0], a.tuning_option, objectives);
+        return 2;
+    }
+    if (a.warmup_given) {
+        std::fprintf(stderr, "%s: --warmup needs --adapt=OBJECTIVE or --compare=SIZES\n", argv[0]);
         return 2;
     }
 
