@@ -26,13 +26,15 @@
 // --samples such runs at one size (a trial) the search gets their median and moves the
 // tunable. --trials x --samples runs in all; every run's result is checked.
 //
-// --warmup=N (default 1): N untimed runs at a size whenever the size changes (the first
-// included), in --adapt and --compare. In one process, the first run at a new size
-// costs what the previous sizes left behind: glibc's heaps grow (page faults) or are
-// carved differently, and the first run after a change varied by 15-27 % and ranked
-// neighbouring sizes up to 1.5x apart where steady runs of the same sizes (the --reps
-// mode) agree within 2-3 % (bench/RESULTS.md, 2026-11-25). A trial then measures the
-// size itself, as a program that settles on it would see it. Lines (besides weft-bench's):
+// --warmup=N (default 1): N untimed runs at a size whenever the size changes, in --adapt;
+// the first size of a process gets 3 more. In one process, the first run at a new size
+// costs what the previous sizes left behind (glibc's heaps grow, with page faults, or are
+// carved differently), and a fresh process's first runs are slower still while its heaps
+// grow to their steady size: the first timed runs of a process at 2 workers were 15-25 %
+// slower than its later ones, which made the search's first trial (the start size) look
+// worse than the next and biased it towards larger sizes (bench/RESULTS.md, 2026-11-25).
+// A trial then measures the size itself, as a program that settles on it would see it.
+// Lines (besides weft-bench's):
 //   weft-adapt-candidates count=<n> np=<a,b,...>
 //   weft-adapt run=<i> np=<np> seconds=<wall> searching=<0|1> result=<hash>
 //   weft-adapt-summary objective=... strategy=... samples=... workers=... nx=... nt=... candidates=...
@@ -40,19 +42,6 @@
 //     seconds_after=<mean> warmup_runs=<untimed runs in all>
 // searching=1: the run was a trial; seconds_after: the mean of the runs that were not
 // (nan if none). --trials=0 prints the candidates only.
-//
-// --compare=A,B,... (issue #6's yardstick): is size B within 5 % of size A? On a machine
-// where one run of one size varies by 10-30 %, two sizes are compared by runs that
-// alternate between them in one process: --reps rounds, each running every size once
-// after its --warmup untimed runs (round r starts at the r-th size, so no size always
-// runs after the same one). The ratio of a size to A is the median over the rounds
-// of its run's time over A's run in the same round (a slow period of the machine slows
-// both), with a distribution-free 95 % confidence interval for that median (order
-// statistics of the binomial; with fewer than 6 rounds there is none and lo/hi are the
-// extremes). Lines:
-//   weft-compare round=<r> np=<np> seconds=<wall> result=<hash>
-//   weft-compare-summary np=<np> runs=<n> median=<s> ms_per_step=<ms> ratio=<median of
-//     paired ratios to A> ratio_lo=<95 % lower bound> ratio_hi=<95 % upper bound>
 #include "stencil/weft_partition.hpp"
 
 #include <weft/adapt/policy.hpp>
@@ -80,8 +69,7 @@ namespace wa = weft::adapt;
 
 struct adapt_options {
     std::string objective;  // empty: no --adapt, the --reps mode
-    std::vector<std::size_t> compare;  // --compare sizes: empty, no --compare
-    unsigned warmup = 1;               // untimed runs after each change of size
+    unsigned warmup = 1;  // untimed runs after each change of size (3 more for the first)
     bool warmup_given = false;
     unsigned trials = 20;
     unsigned samples = 1;
@@ -144,27 +132,6 @@ void run_once(const st::problem& p, std::vector<double>& grid, Around&& around) 
     }
 }
 
-double median_of(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/// The 1-based rank j of the order statistics x_(j) <= median <= x_(n+1-j) that hold the
-/// median with >= 95 % probability for any continuous distribution: the largest j with
-/// P(Binomial(n, 1/2) <= j - 1) <= 2.5 %. 0 if n is too small (n < 6).
-std::size_t median_ci_rank(std::size_t n) {
-    double tail = 0, term = std::ldexp(1.0, -static_cast<int>(n));  // P(B = 0)
-    std::size_t j = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-        tail += term;  // P(B <= k)
-        if (tail > 0.025) break;
-        j = k + 1;
-        term = term * static_cast<double>(n - k) / static_cast<double>(k + 1);
-    }
-    return j;
-}
-
 /// n runs of p, untimed but checked (warm-ups).
 void untimed_runs(const st::problem& p, st::checker& check, unsigned n) {
     for (unsigned i = 0; i < n; ++i) {
@@ -172,45 +139,6 @@ void untimed_runs(const st::problem& p, st::checker& check, unsigned n) {
         run_once(p, grid, [](auto&& step) { step(); });
         (void)check.check(grid);
     }
-}
-
-/// --compare: --reps rounds of every size, rotating; see the head of this file.
-int run_compare(const st::problem& base, const std::vector<std::size_t>& sizes, unsigned warmup) {
-    namespace wb = weft::bench;
-    st::checker check("weft-dataflow-compare", base);
-    const std::size_t k = sizes.size();
-    std::vector<std::vector<double>> seconds(k);
-    for (unsigned round = 1; round <= base.reps; ++round) {
-        for (std::size_t j = 0; j < k; ++j) {
-            const std::size_t at = (j + round) % k;
-            st::problem p = base;
-            p.np = sizes[at];
-            untimed_runs(p, check, warmup);
-            std::vector<double> grid = st::initial_grid(p);
-            double s = 0;
-            run_once(p, grid, [&](auto&& step) { s = wb::time_seconds(step); });
-            const std::uint64_t hash = check.check(grid);
-            seconds[at].push_back(s);
-            std::printf("weft-compare round=%u np=%zu seconds=%.6f result=%llu\n", round, p.np, s,
-                        static_cast<unsigned long long>(hash));
-            std::fflush(stdout);
-        }
-    }
-    const std::size_t n = base.reps, rank = median_ci_rank(n);
-    for (std::size_t i = 0; i < k; ++i) {
-        std::vector<double> ratios(n);
-        for (std::size_t r = 0; r < n; ++r) ratios[r] = seconds[i][r] / seconds[0][r];
-        std::vector<double> sorted = ratios;
-        std::sort(sorted.begin(), sorted.end());
-        const double lo = rank > 0 ? sorted[rank - 1] : sorted.front();
-        const double hi = rank > 0 ? sorted[n - rank] : sorted.back();
-        const double med = median_of(seconds[i]);
-        std::printf("weft-compare-summary np=%zu runs=%zu median=%.6f ms_per_step=%.4f ratio=%.4f ratio_lo=%.4f "
-                    "ratio_hi=%.4f\n",
-                    sizes[i], n, med, med * 1e3 / base.nt, median_of(ratios), lo, hi);
-    }
-    std::fflush(stdout);
-    return 0;
 }
 
 int run_adaptive(const st::problem& base, const adapt_options& a, unsigned workers) {
@@ -241,8 +169,9 @@ int run_adaptive(const st::problem& base, const adapt_options& a, unsigned worke
         p.np = static_cast<std::size_t>(np.integer());
         const bool searching = np.searching();
         if (p.np != warm_np) {
-            untimed_runs(p, check, a.warmup);
-            warmup_runs += a.warmup;
+            const unsigned n = a.warmup + (warm_np == 0 ? 3 : 0);  // a fresh process warms up longer
+            untimed_runs(p, check, n);
+            warmup_runs += n;
             warm_np = p.np;
         }
         std::vector<double> grid = st::initial_grid(p);
@@ -290,19 +219,6 @@ int main(int argc, char** argv) {
                 a.objective = v;
                 return true;
             }
-            if (name == "--compare") {
-                a.compare.clear();
-                std::size_t from = 0;
-                for (;;) {
-                    const std::size_t comma = std::min(v.find(',', from), v.size());
-                    std::size_t np = 0;
-                    if (!wb::detail::parse_number(v.substr(from, comma - from), np) || np == 0) return false;
-                    a.compare.push_back(np);
-                    if (comma == v.size()) break;
-                    from = comma + 1;
-                }
-                return true;
-            }
             if (name == "--warmup") {
                 a.warmup_given = true;
                 if (!wb::detail::parse_number(v, a.warmup)) return false;
@@ -347,28 +263,12 @@ int main(int argc, char** argv) {
         "               (default 20; 0: list the candidates)\n"
         "  --samples=N  with --adapt: runs per trial, the search sees their median (default 1)\n"
         "  --strategy=S with --adapt: u_shape (default), golden_section, nelder_mead, exhaustive\n"
-        "  --compare=A,B,...  --reps rounds alternating these partition sizes; prints each size's\n"
-        "               median and its time over A's (median of paired ratios, 95 % interval)\n"
-        "  --warmup=N   with --adapt or --compare: untimed runs after each change of size (default 1)\n");
-    if (!a.compare.empty()) {
-        if (!a.objective.empty() || a.tuning_option != nullptr) {
-            std::fprintf(stderr, "%s: --compare does not go with --adapt, --trials, --samples or --strategy\n", argv[0]);
-            return 2;
-        }
-        for (const std::size_t np : a.compare)
-            if (np > p.nx) {
-                std::fprintf(stderr, "%s: --compare: partition size %zu is larger than --nx=%zu\n", argv[0], np, p.nx);
-                return 2;
-            }
-        return run_compare(p, a.compare, a.warmup);
-    }
+        "  --warmup=N   with --adapt: untimed runs after each change of size, 3 more for the\n"
+        "               first (default 1)\n");
     if (!a.objective.empty()) return run_adaptive(p, a, rt.num_workers());
-    if (a.tuning_option != nullptr) {
-        std::fprintf(stderr, "%s: %s needs --adapt=OBJECTIVE (%s)\n", argv[0], a.tuning_option, objectives);
-        return 2;
-    }
-    if (a.warmup_given) {
-        std::fprintf(stderr, "%s: --warmup needs --adapt=OBJECTIVE or --compare=SIZES\n", argv[0]);
+    if (a.tuning_option != nullptr || a.warmup_given) {
+        std::fprintf(stderr, "%s: %s needs --adapt=OBJECTIVE (%s)\n", argv[0],
+                     a.tuning_option != nullptr ? a.tuning_option : "--warmup", objectives);
         return 2;
     }
 

@@ -443,7 +443,15 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
     }
     policy_->attach(infos);
     active_limit_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);  // relaxed: no worker runs yet
-    for (auto& w : workers_) w->spawn_queue = policy_->spawn_queue(w->index);
+    for (auto& w : workers_) {
+        w->spawn_queue = policy_->spawn_queue(w->index);
+        if (w->spawn_queue != nullptr) continue;
+        const ext::scheduler_policy::owner_spawn_path path = policy_->owner_spawn(w->index);
+        if (path.deque == nullptr || path.gate == nullptr || path.open == nullptr) continue;
+        w->owner_spawn = path.deque;
+        w->owner_spawn_gate = path.gate;
+        w->owner_spawn_open = path.open;
+    }
     oversubscribed_ = cfg_.threads > std::max(1u, topo.num_pus());
 }
 

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <weft/concurrency/owner_counter.hpp>
+#include <weft/concurrency/owner_deque.hpp>
 #include <weft/concurrency/work_stealing_deque.hpp>
 #include <weft/threads/task.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -111,6 +113,23 @@ public:
     /// offers one, spawns and take-backs of such tasks bypass schedule() and
     /// take_back(): a fork costs no virtual call. Called once per worker at start.
     virtual work_stealing_deque<task>* spawn_queue(unsigned /*worker*/) noexcept { return nullptr; }
+
+    /// The spawn fast path of a policy whose workers alone take from their queue of new
+    /// tasks (seed 001: a thief asks, the owner hands a task over itself).
+    struct owner_spawn_path {
+        owner_deque<task>* deque = nullptr;                ///< null: no such fast path
+        const std::atomic<std::uint64_t>* gate = nullptr;  ///< read (relaxed) at each fast spawn
+        const std::uint64_t* open = nullptr;               ///< owner-only: the gate's value that lets spawns through
+    };
+    /// Optional, the owner-only counterpart of spawn_queue (a policy offers at most one):
+    /// while `gate->load() == *open`, new normal-priority tasks that `worker` spawns are
+    /// pushed on `deque` directly, and a waiting owner takes back the newest one with
+    /// pop_back, bypassing schedule() and take_back(); otherwise spawns go through
+    /// schedule(). Other threads shut the path by changing the gate (a thief posting a
+    /// steal request, say); the policy opens it again, on its worker's thread, by setting
+    /// *open to the gate's value once nothing needs schedule() any more. The deque must
+    /// hold only new tasks. Called once per worker at start.
+    virtual owner_spawn_path owner_spawn(unsigned /*worker*/) noexcept { return {}; }
 
     /// What the counters read of one worker's queues, from any thread, at any time
     /// while the runtime runs (approximate values are fine).

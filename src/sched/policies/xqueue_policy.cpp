@@ -52,6 +52,7 @@
 #include "sched/policies/policies.hpp"
 
 #include <weft/concurrency/mpsc_inbox.hpp>
+#include <weft/concurrency/owner_deque.hpp>
 #include <weft/concurrency/xqueue.hpp>
 #include <weft/config/config.hpp>
 
@@ -68,46 +69,6 @@ namespace {
 
 enum class variant { static_rr, wait, wait_free, wait_free_two, local_wait_free };
 
-/// An owner-only deque of task pointers: a growable ring. The owner pushes and pops at
-/// the back (newest) and serves steal requests from the front (oldest). Growing is the
-/// only allocation; the ring keeps its size afterwards.
-class owner_deque {
-public:
-    void push_back(task* t) {
-        if (tail_ - head_ == cap_) grow();
-        buf_[tail_++ & (cap_ - 1)] = t;
-        size_.store(tail_ - head_, std::memory_order_relaxed);  // relaxed: a statistic for the counters
-    }
-    task* pop_back() noexcept {
-        if (tail_ == head_) return nullptr;
-        task* t = buf_[--tail_ & (cap_ - 1)];
-        size_.store(tail_ - head_, std::memory_order_relaxed);  // relaxed: as above
-        return t;
-    }
-    task* pop_front() noexcept {
-        if (tail_ == head_) return nullptr;
-        task* t = buf_[head_++ & (cap_ - 1)];
-        size_.store(tail_ - head_, std::memory_order_relaxed);  // relaxed: as above
-        return t;
-    }
-    task* back() const noexcept { return tail_ == head_ ? nullptr : buf_[(tail_ - 1) & (cap_ - 1)]; }
-    std::size_t size() const noexcept { return tail_ - head_; }
-    /// Any thread.
-    std::size_t size_approx() const noexcept { return size_.load(std::memory_order_relaxed); }  // relaxed: statistic
-
-private:
-    void grow() {
-        const std::size_t cap = cap_ == 0 ? 64 : cap_ * 2;
-        auto buf = std::make_unique<task*[]>(cap);
-        for (std::size_t i = head_; i != tail_; ++i) buf[i & (cap - 1)] = buf_[i & (cap_ - 1)];
-        buf_ = std::move(buf);
-        cap_ = cap;
-    }
-    std::unique_ptr<task*[]> buf_;
-    std::size_t cap_ = 0, head_ = 0, tail_ = 0;
-    std::atomic<std::size_t> size_{0};
-};
-
 constexpr unsigned round_bits = 40;
 constexpr std::uint64_t round_mask = (std::uint64_t{1} << round_bits) - 1;
 constexpr std::uint64_t encode(std::uint64_t round, unsigned worker) {
@@ -120,12 +81,16 @@ constexpr unsigned min_wait = 64, max_wait = 1u << 12;  // the wait-based steale
 
 struct alignas(cache_line_size) worker_queues {
     // Owner-only.
-    owner_deque staged;  // new tasks
+    ext::owner_deque<task> staged;  // new tasks (the spawn fast path pushes here too)
     task_fifo pending;   // resumed tasks
     task_fifo high, yielded, low;
     owner_counter fifo_in, fifo_out;  // tasks into / out of the four FIFO lists
     owner_counter served_staged, served_pending;  // tasks this worker handed to stealers
     std::uint64_t my_round = 1;   // == round, without the atomic load
+    // `xqueue`'s spawn fast path (ext::scheduler_policy::owner_spawn) runs while req equals
+    // this: refresh_gate() sets it to req's value when no request waits for us, and to
+    // closed_gate (a value req never holds) while one does or our self query is up.
+    std::uint64_t gate_open = 0;
     bool self_query = false;      // our own word says "nothing to give"
     unsigned wait = min_wait;     // wait-based: spin iterations per request
     unsigned last_victim = ~0u;   // the victim that served us last, ~0u: none
@@ -159,8 +124,15 @@ public:
 
     ext::placement schedule(ext::worker_context* self, task& t) override {
         if (self == nullptr) return place_from_outside(t);
-        const unsigned me = self->index;
-        worker_queues& q = q_[me];
+        worker_queues& q = q_[self->index];
+        const ext::placement p = place(*self, q, t);
+        refresh_gate(q, self->index);
+        return p;
+    }
+
+    /// schedule() from worker `self`.
+    ext::placement place(ext::worker_context& self, worker_queues& q, task& t) {
+        const unsigned me = self.index;
         // A worker that spawns or resumes a task has work to give, however it got its own
         // (a pinned task, say, bypasses next_task()): stop telling stealers otherwise.
         if (q.self_query) withdraw_self_query(q);
@@ -174,7 +146,7 @@ public:
             const std::uint64_t req = q.req.load(std::memory_order_relaxed);  // relaxed: see serve()
             if (round_of(req) == q.my_round && id_of(req) != me && id_of(req) < n_) {
                 const unsigned thief = id_of(req);
-                if (hand_over(*self, thief, &t, false)) {
+                if (hand_over(self, thief, &t, false)) {
                     close_round(q);
                     q.served_staged.add();
                     return {thief, false};  // the loop fences and wakes the thief
@@ -234,6 +206,13 @@ public:
             return steal(self, q);
         }
         return nullptr;
+    }
+
+    owner_spawn_path owner_spawn(unsigned worker) noexcept override {
+        // Only local-first placement keeps new tasks on the spawner; the round-robin
+        // variants send each to another worker's ring.
+        if (variant_ != variant::local_wait_free || worker >= n_) return {};
+        return {&q_[worker].staged, &q_[worker].req, &q_[worker].gate_open};
     }
 
     bool take_back(ext::worker_context& self, task& t) noexcept override {
@@ -314,9 +293,14 @@ private:
         // relaxed: the request word carries no data; the task handed over is published
         // by the ring's or the cell's release store, and a stale read only delays a steal.
         const std::uint64_t req = q.req.load(std::memory_order_relaxed);
-        if (round_of(req) != q.my_round) return;
         const unsigned thief = id_of(req);
-        if (thief == self.index || thief >= n_) return;  // our own self query
+        // Not open for our round, or our own self query: nothing to serve.
+        if (round_of(req) == q.my_round && thief != self.index && thief < n_) serve_request(self, q, thief);
+        set_gate(q, self.index, req);  // served or stale now: the round moved on
+    }
+
+    /// Hands `thief` what serve() promises, then closes the round.
+    void serve_request(ext::worker_context& self, worker_queues& q, unsigned thief) noexcept {
         const unsigned count = variant_ == variant::wait_free_two ? 2 : 1;
         for (unsigned k = 0; k < count; ++k) {
             bool resumed = false;
@@ -378,6 +362,24 @@ private:
         q.round.store(q.my_round, std::memory_order_release);
     }
 
+    static constexpr std::uint64_t closed_gate = ~std::uint64_t{0};  // id 2^24-1: never a worker's
+
+    /// Opens `xqueue`'s spawn fast path unless a request waits for us (the next spawn must
+    /// then go through schedule(), which serves it) or our self query is up (schedule()
+    /// withdraws it). A request posted after the load below changes req, which shuts the
+    /// path again by itself.
+    void refresh_gate(worker_queues& q, unsigned me) const noexcept {
+        if (variant_ != variant::local_wait_free) return;
+        // relaxed: as in serve(); a request this misses shuts the gate by changing req.
+        set_gate(q, me, q.req.load(std::memory_order_relaxed));
+    }
+    /// refresh_gate() with req's value `r` already read.
+    void set_gate(worker_queues& q, unsigned me, std::uint64_t r) const noexcept {
+        if (variant_ != variant::local_wait_free) return;
+        const bool waiting = round_of(r) == q.my_round && id_of(r) != me && id_of(r) < n_;
+        q.gate_open = q.self_query || waiting ? closed_gate : r;
+    }
+
     /// Moves our round past our self query (see the head of this file), so that stealers
     /// see us accepting again; writes nothing a stealer writes.
     static void withdraw_self_query(worker_queues& q) noexcept {
@@ -387,7 +389,10 @@ private:
     }
 
     task* got_work(ext::worker_context& self, worker_queues& q, task* t, bool stolen) noexcept {
-        if (q.self_query) withdraw_self_query(q);
+        if (q.self_query) {
+            withdraw_self_query(q);
+            refresh_gate(q, self.index);
+        }
         if (stolen) {
             if (t->ctx != nullptr) self.counters.stolen_to_pending.add();
             else self.counters.stolen_to_staged.add();
@@ -409,6 +414,7 @@ private:
             // relaxed: a hint to other stealers; nothing is published through it.
             q.req.store(encode(q.my_round + 1, me), std::memory_order_relaxed);
             q.self_query = true;
+            q.gate_open = closed_gate;  // a spawn must go through schedule(), which withdraws it
         }
         const unsigned v = pick_victim(self, q);
         worker_queues& vq = q_[v];

@@ -56,11 +56,16 @@ inline void free_task_block(worker_hot* w, void* p, std::size_t size) noexcept {
 }
 inline void free_task_block(void* p, std::size_t size) noexcept { free_task_block(current_worker_hot(), p, size); }
 
-/// Pushes a new task on worker `w`'s spawn queue when the policy offers one and the
-/// task has normal priority; returns false otherwise (then call spawn()).
+/// Pushes a new task on worker `w`'s spawn queue when the policy offers one (a
+/// work-stealing deque, or an owner-only deque whose gate is open) and the task has
+/// normal priority; returns false otherwise (then call spawn()).
 inline bool try_spawn_fast(worker_hot* w, task* t) {
-    if (w == nullptr || w->spawn_queue == nullptr || t->priority != task_priority::normal ||
-        (t->flags & task_flags_slow_path) != 0)
+    if (w == nullptr || t->priority != task_priority::normal || (t->flags & task_flags_slow_path) != 0)
+        return false;
+    const bool owned = w->spawn_queue == nullptr;
+    // relaxed: the gate carries no data; a steal request this load misses is served at a
+    // later spawn or when the owner next takes a task from its queues.
+    if (owned && (w->owner_spawn == nullptr || w->owner_spawn_gate->load(std::memory_order_relaxed) != *w->owner_spawn_open))
         return false;
     t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
     if ((w->spawn_seq & (wait_sample_period - 1)) == 0 && w->timing) t->queued_at = cycle_clock_now();
@@ -69,7 +74,8 @@ inline bool try_spawn_fast(worker_hot* w, task* t) {
     // (quiescence relies on it, see scheduler::quiescent).
     w->spawned.store(spawned + 1, std::memory_order_release);
     try {
-        w->spawn_queue->push(t);
+        if (owned) w->owner_spawn->push_back(t);
+        else w->spawn_queue->push(t);
     } catch (...) {
         w->spawned.store(spawned, std::memory_order_release);
         throw;
@@ -134,16 +140,24 @@ inline worker_hot* execute_taken(worker_hot* w, task* t) noexcept {
 }
 
 /// The inline fast path of try_run_inline: `t` is the newest task on `w`'s spawn queue
-/// and enough stack is left; takes it (or returns false) without running it.
+/// (or owner-only spawn deque) and enough stack is left; takes it (or returns false)
+/// without running it.
 inline bool try_take_back_fast(worker_hot* w, task* t) noexcept {
-    if (w == nullptr || w->spawn_queue == nullptr) return false;
+    if (w == nullptr || (w->spawn_queue == nullptr && w->owner_spawn == nullptr)) return false;
     const char probe = 0;
     if (&probe < w->inline_floor) return false;
-    if (w->spawn_queue->peek_bottom() != t || w->spawn_queue->pop() != t) return false;
+    if (w->spawn_queue != nullptr) {
+        if (w->spawn_queue->peek_bottom() != t || w->spawn_queue->pop() != t) return false;
+    } else {
+        // Owner-only: nobody else takes from it, so the newest is still ours to take.
+        if (w->owner_spawn->back() != t) return false;
+        w->owner_spawn->pop_back();
+    }
     // Ours now, so its flags can be read: a task that needs a bigger stack goes back
-    // (to the bottom it came from: the slot is free, so the push cannot allocate).
+    // (to the end it came from: the slot is free, so the push cannot allocate).
     if (WEFT_UNLIKELY((t->flags & task_flag_own_stack) != 0)) {
-        w->spawn_queue->push(t);
+        if (w->spawn_queue != nullptr) w->spawn_queue->push(t);
+        else w->owner_spawn->push_back(t);
         return false;
     }
     return true;

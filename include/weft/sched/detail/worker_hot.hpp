@@ -3,6 +3,7 @@
 // finding the worker once.
 #pragma once
 
+#include <weft/concurrency/owner_deque.hpp>
 #include <weft/concurrency/work_stealing_deque.hpp>
 #include <weft/platform/cycle_clock.hpp>
 #include <weft/threads/task.hpp>
@@ -20,6 +21,11 @@ struct worker_hot {
     /// The policy's deque for new normal-priority tasks of this worker (see
     /// ext::scheduler_policy::spawn_queue), or null: then spawns take the policy's path.
     ext::work_stealing_deque<task>* spawn_queue = nullptr;
+    /// Or the policy's owner-only deque for them, used while *owner_spawn_gate equals
+    /// *owner_spawn_open (ext::scheduler_policy::owner_spawn); null: none.
+    ext::owner_deque<task>* owner_spawn = nullptr;
+    const std::atomic<std::uint64_t>* owner_spawn_gate = nullptr;
+    const std::uint64_t* owner_spawn_open = nullptr;
     task* current_task = nullptr;
     context* current_ctx = nullptr;
     /// Inline execution only while the stack pointer is above this (a quarter of the
