@@ -8,6 +8,10 @@
 //   spsc-2t   a producer thread pushes `ops` items through a 1024-slot queue to a
 //             consumer thread: ticks per operation on each side (the larger is shown) and
 //             items per second
+//   spsc-2t-bulk  the same stream in batches of --batch items (default 16): the producer
+//             pushes a batch with one bulk push (its remainder with the next), the
+//             consumer pops up to a batch at once; ticks per item. B-queue's ~20 cycles
+//             per operation across cores is a batched figure (seed 001 §3.2).
 //   mpmc      T threads (1, 2, then oversubscribed), each enqueuing an item and dequeuing
 //             one, `ops` times in all; an operation is an enqueue or a dequeue that ran
 //             the item (a function pointer, as the seed's "execute the function it points
@@ -113,6 +117,12 @@ struct weft_spsc {
     weft::ext::spsc_ring<item> q{1024};
     bool try_push(item v) { return q.try_push(v); }
     bool try_pop(item& v) { return q.try_pop(v); }
+    std::size_t push_bulk(const item* v, std::size_t n) { return q.try_push_bulk(v, n); }
+    std::size_t pop_bulk(item* v, std::size_t n) { return q.try_pop_bulk(v, n); }
+};
+struct boost_spsc_bulk : boost_spsc {
+    std::size_t push_bulk(const item* v, std::size_t n) { return q.push(v, n); }
+    std::size_t pop_bulk(item* v, std::size_t n) { return q.pop(v, n); }
 };
 struct chase_lev_owner {  // owner push + pop (LIFO): its single-thread cost
     weft::ext::work_stealing_deque<std::uint64_t> q{1024};
@@ -173,6 +183,40 @@ result spsc_two_threads(std::uint64_t ops) {
     while (ran < ops) {
         item v = nullptr;
         if (q->try_pop(v)) v(ran);
+    }
+    const auto consumer_ticks = weft::detail::cycle_clock_now() - t0;
+    producer.join();
+    const double ticks = static_cast<double>(std::max(producer_ticks, consumer_ticks)) / static_cast<double>(ops);
+    return {ticks, ticks * ns_per_tick, 1e3 / (ticks * ns_per_tick)};
+}
+
+template <class Q>
+result spsc_two_threads_bulk(std::uint64_t ops, std::size_t batch) {
+    auto q = std::make_unique<Q>();
+    const double ns_per_tick = weft::detail::cycle_clock_ns_per_tick();
+    std::atomic<int> ready{0};
+    std::uint64_t producer_ticks = 0;
+    std::thread producer([&] {
+        std::vector<item> out(batch, the_item);
+        ready.fetch_add(1);
+        while (ready.load() < 2) {
+        }
+        const auto t0 = weft::detail::cycle_clock_now();
+        for (std::uint64_t sent = 0; sent < ops;) {
+            const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(batch, ops - sent));
+            sent += q->push_bulk(out.data(), want);
+        }
+        producer_ticks = weft::detail::cycle_clock_now() - t0;
+    });
+    std::vector<item> in(batch);
+    ready.fetch_add(1);
+    while (ready.load() < 2) {
+    }
+    std::uint64_t ran = 0;
+    const auto t0 = weft::detail::cycle_clock_now();
+    while (ran < ops) {
+        const std::size_t got = q->pop_bulk(in.data(), batch);
+        for (std::size_t i = 0; i < got; ++i) in[i](ran);
     }
     const auto consumer_ticks = weft::detail::cycle_clock_now() - t0;
     producer.join();
@@ -320,6 +364,7 @@ bool parse_list(std::string_view v, std::vector<unsigned>& out) {
 int main(int argc, char** argv) {
     std::uint64_t ops = 20'000'000;
     unsigned reps = 5;
+    std::size_t batch = 16;
     std::vector<unsigned> threads{1, 2, 4};
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
@@ -329,12 +374,14 @@ int main(int argc, char** argv) {
         if (name == "--ops") ok = weft::bench::detail::parse_number(v, ops) && ops >= 1000;
         else if (name == "--reps") ok = weft::bench::detail::parse_number(v, reps) && reps >= 1;
         else if (name == "--threads") ok = parse_list(v, threads);
+        else if (name == "--batch") ok = weft::bench::detail::parse_number(v, batch) && batch >= 1 && batch <= 512;
         if (!ok) {
             std::fprintf(stderr,
-                         "usage: %s [--ops=N] [--reps=N] [--threads=1,2,4]\n"
+                         "usage: %s [--ops=N] [--reps=N] [--threads=1,2,4] [--batch=N]\n"
                          "  --ops=N      operations per measurement (default 20000000, at least 1000)\n"
                          "  --reps=N     measurements per figure after a warm-up; the median is shown (default 5)\n"
-                         "  --threads=L  thread counts of the mpmc part (default 1,2,4)\n",
+                         "  --threads=L  thread counts of the mpmc part (default 1,2,4)\n"
+                         "  --batch=N    items per bulk operation in spsc-2t-bulk, 1 to 512 (default 16)\n",
                          argv[0]);
             return 2;
         }
@@ -358,6 +405,10 @@ int main(int argc, char** argv) {
     repeat("spsc-2t", "tbb-concurrent-queue", 2, ops, reps, [&] { return spsc_two_threads<tbb_queue>(ops); });
     repeat("spsc-2t", "boost-lockfree-queue", 2, ops, reps, [&] { return spsc_two_threads<boost_queue>(ops); });
     repeat("spsc-2t", "mutex-deque", 2, ops, reps, [&] { return spsc_two_threads<mutex_deque>(ops); });
+
+    repeat("spsc-2t-bulk", "weft-spsc-ring", 2, ops, reps, [&] { return spsc_two_threads_bulk<weft_spsc>(ops, batch); });
+    repeat("spsc-2t-bulk", "boost-spsc-queue", 2, ops, reps,
+           [&] { return spsc_two_threads_bulk<boost_spsc_bulk>(ops, batch); });
 
     for (unsigned t : threads) {
         repeat("mpmc", "weft-xqueue", t, ops, reps,

@@ -58,6 +58,13 @@ std::string parse_scheduler(std::string_view where, std::string_view v) {
     return std::string(v);
 }
 
+std::string parse_xqueue_domains(std::string_view where, std::string_view v) {
+    unsigned long long n = 0;
+    if (v != "numa" && v != "mesh" && (!parse_uint(v, n) || n < 1 || n > (1u << 20)))
+        fail(where, v, "'numa' (one domain per NUMA node), 'mesh' (one domain) or a group size from 1 to 1048576");
+    return std::string(v);
+}
+
 bool parse_bind(std::string_view where, std::string_view v) {
     if (v == "compact") return true;
     if (v == "none") return false;
@@ -108,6 +115,7 @@ constexpr option_spec options[] = {
     {"threads", "WEFT_THREADS", true, "N|all      worker OS threads (default: one per core)"},
     {"scheduler", "WEFT_SCHEDULER", true, "NAME     scheduler policy (default: local-priority)"},
     {"bind", "WEFT_BIND", true, "compact|none  bind worker i to core i, or not (default: compact)"},
+    {"xqueue-domains", "WEFT_XQUEUE_DOMAINS", true, "numa|mesh|N  the xqueue policies' ring domains: per NUMA node (default), one, or groups of N workers"},
     {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
     {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
     {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report tasks suspended forever after MS idle ms (default 1000; 0 = never)"},
@@ -128,6 +136,7 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     if (name == "threads") cfg.threads = parse_threads(where, value);
     else if (name == "scheduler") cfg.scheduler = parse_scheduler(where, value);
     else if (name == "bind") cfg.bind = parse_bind(where, value);
+    else if (name == "xqueue-domains") cfg.xqueue_domains = parse_xqueue_domains(where, value);
     else if (name == "stack-size") cfg.stack_size = parse_stack_size(where, value);
     else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
     else if (name == "deadlock-timeout") cfg.deadlock_timeout_ms = parse_timeout(where, value);
@@ -219,6 +228,7 @@ void validate(const runtime_config& cfg) {
         fail("runtime_config::threads", std::to_string(cfg.threads),
              "at most " + std::to_string(max_threads()) + " (16 per processing unit here), or 0 for one per core");
     parse_scheduler("runtime_config::scheduler", cfg.scheduler);
+    parse_xqueue_domains("runtime_config::xqueue_domains", cfg.xqueue_domains);
     if (cfg.print_counter_format != "text" && cfg.print_counter_format != "csv" && cfg.print_counter_format != "json")
         fail("runtime_config::print_counter_format", cfg.print_counter_format, "text, csv or json");
     if (cfg.print_counter_interval_ms > 3'600'000)

@@ -76,6 +76,7 @@ void runtime::start() {
     sc.deadlock_timeout = std::chrono::milliseconds(cfg_.deadlock_timeout_ms);
     sc.timing = cfg_.counter_timing;
     sc.tracing = !cfg_.trace_file.empty();
+    sc.policy_options.values = {{"xqueue-domains", cfg_.xqueue_domains}};
     sched_ = std::make_unique<detail::scheduler>(sc);
     cfg_.threads = sched_->num_workers();
     cfg_.stack_size = sched_->stack_size();

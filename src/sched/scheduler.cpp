@@ -441,6 +441,7 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
         num_numa_domains_ = std::max(num_numa_domains_, w->numa_node + 1);
         workers_.push_back(std::move(w));
     }
+    policy_->configure(cfg_.policy_options);
     policy_->attach(infos);
     active_limit_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);  // relaxed: no worker runs yet
     for (auto& w : workers_) {

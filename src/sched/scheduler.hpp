@@ -42,6 +42,8 @@ struct scheduler_config {
     /// Record a timeline per worker (implies reading the clock); events kept per worker.
     bool tracing = false;
     std::size_t trace_limit = std::size_t{1} << 21;
+    /// Handed to the policy's configure() (runtime_config's policy options).
+    ext::policy_options policy_options;
 };
 
 /// What the loop counts and times for the /threads counters (seed 000 §5.2, digest §1.14):

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace weft::ext {
@@ -76,6 +77,19 @@ struct placement {
     bool fenced = false;
 };
 
+/// The runtime options meant for scheduler policies (such as --weft:xqueue-domains), by
+/// name without the --weft: prefix. The runtime has checked their form; a policy reads
+/// the ones it knows and ignores the others.
+struct policy_options {
+    std::vector<std::pair<std::string, std::string>> values;
+    /// The value of `name`, or `fallback` if it was not given.
+    std::string_view get(std::string_view name, std::string_view fallback = {}) const noexcept {
+        for (const auto& [key, value] : values)
+            if (key == name) return value;
+        return fallback;
+    }
+};
+
 /// A scheduler policy: owns the queues. Implementations must be safe for the calls
 /// documented on each member; the loop guarantees `self` is the calling worker.
 class scheduler_policy {
@@ -87,6 +101,10 @@ public:
 
     /// The largest number of workers the policy supports (e.g. 1 for `single`).
     virtual unsigned max_workers() const noexcept { return ~0u; }
+
+    /// Called once, before attach(), with the runtime's policy options.
+    /// @throws weft::bad_option for a value the policy cannot use.
+    virtual void configure(const policy_options& /*options*/) {}
 
     /// Called once before any worker starts.
     virtual void attach(const std::vector<worker_info>& workers) = 0;

@@ -19,6 +19,11 @@ struct runtime_config {
     unsigned threads = 0;
     /// Scheduler policy: local-priority (default), static, single, or a registered one.
     std::string scheduler = "local-priority";
+    /// The xqueue policies' ring domains (seed 001: one SPSC ring per pair of workers in
+    /// a domain, work crosses domains only by stealing): "numa" (one domain per NUMA
+    /// node, the default), "mesh" (one domain: the seed's full mesh), or a number N
+    /// (consecutive groups of N workers).
+    std::string xqueue_domains = "numa";
     /// Bind worker i to core i (compact) or leave placement to the OS (none).
     bool bind = true;
     /// The machine layout workers are placed by (worker i on core i % cores, in that

@@ -55,6 +55,7 @@
 #include <weft/concurrency/owner_deque.hpp>
 #include <weft/concurrency/xqueue.hpp>
 #include <weft/config/config.hpp>
+#include <weft/config/errors.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -111,11 +112,36 @@ public:
     std::string_view name() const noexcept override { return name_; }
     unsigned max_workers() const noexcept override { return 1u << 20; }  // xqueue's bound; ids fit 24 bits
 
+    void configure(const ext::policy_options& options) override {
+        const std::string_view d = options.get("xqueue-domains", "numa");
+        group_ = 0;  // numa
+        if (d == "mesh") group_ = ~0u;
+        else if (d != "numa") {
+            unsigned n = 0;
+            for (const char c : d) {
+                if (c < '0' || c > '9' || n > (1u << 20)) {
+                    n = 0;
+                    break;
+                }
+                n = n * 10 + static_cast<unsigned>(c - '0');
+            }
+            if (n == 0 || n > (1u << 20))
+                throw bad_option("weft: --weft:xqueue-domains: '" + std::string(d) +
+                                 "' is not numa, mesh or a group size from 1 to 1048576");
+            group_ = n;
+        }
+    }
+
     void attach(const std::vector<ext::worker_info>& workers) override {
         n_ = static_cast<unsigned>(workers.size());
         q_ = std::make_unique<worker_queues[]>(n_);
-        ext::xqueue_topology topo;
-        for (const auto& w : workers) topo.domain_of.push_back(w.numa_node);
+        // The rings' domains (--weft:xqueue-domains): a worker's NUMA node, one domain for
+        // all (the seed's full mesh), or consecutive groups of group_ workers.
+        ext::xqueue_topology topo = group_ == ~0u ? ext::xqueue_topology::full_mesh(n_)
+                                    : group_ != 0 ? ext::xqueue_topology::groups(n_, group_)
+                                                  : ext::xqueue_topology{};
+        if (group_ == 0)
+            for (const auto& w : workers) topo.domain_of.push_back(w.numa_node);
         // 256 slots (2 KiB) per ring: the seed found performance insensitive to queue
         // size beyond tiny ones (digest 001 §5.8); a full ring falls back to local.
         rings_ = std::make_unique<ext::xqueue<task*>>(std::move(topo), 256, ext::xqueue_placement::round_robin);
@@ -462,6 +488,7 @@ private:
     variant variant_;
     std::string name_;
     unsigned n_ = 0;
+    unsigned group_ = 0;  // ring domains: 0 per NUMA node, ~0u one, else groups of this many
     std::unique_ptr<worker_queues[]> q_;
     std::unique_ptr<ext::xqueue<task*>> rings_;
     std::unique_ptr<bool[]> attached_;  // per worker, owner-only

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -89,6 +90,48 @@ TEST_P(spsc_ring_model, random_operations_match_a_bounded_deque) {
     }
 }
 
+// Bulk operations mixed with single ones, against the same bounded-deque oracle: a bulk
+// push takes the longest prefix that fits, a bulk pop the oldest values up to its count.
+TEST_P(spsc_ring_model, bulk_operations_match_a_bounded_deque) {
+    const std::size_t capacity = GetParam();
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        spsc_ring<std::uint64_t> ring(capacity);
+        std::deque<std::uint64_t> oracle;
+        std::mt19937_64 rng(seed);
+        std::uint64_t next = 0;
+        std::uint64_t buf[80];
+        for (int step = 0; step < 4000; ++step) {
+            const bool push_bias = (step / 100) % 2 == 0;
+            const bool push = rng() % 10 < (push_bias ? 7u : 3u);
+            const std::size_t n = rng() % 70;  // 0 included
+            if (push) {
+                for (std::size_t i = 0; i < n; ++i) buf[i] = next + i;
+                const std::size_t got = ring.try_push_bulk(buf, n);
+                const std::size_t want = std::min(n, ring.capacity() - oracle.size());
+                ASSERT_EQ(got, want) << "seed " << seed << " step " << step;
+                for (std::size_t i = 0; i < got; ++i) oracle.push_back(next + i);
+                next += got;
+            } else if (rng() % 2 == 0) {
+                const std::size_t got = ring.try_pop_bulk(buf, n);
+                ASSERT_EQ(got, std::min(n, oracle.size())) << "seed " << seed << " step " << step;
+                for (std::size_t i = 0; i < got; ++i) {
+                    ASSERT_EQ(buf[i], oracle.front());
+                    oracle.pop_front();
+                }
+            } else {
+                std::uint64_t v = ~0ull;
+                ASSERT_EQ(ring.try_pop(v), !oracle.empty());
+                if (!oracle.empty()) {
+                    ASSERT_EQ(v, oracle.front());
+                    oracle.pop_front();
+                }
+            }
+            ASSERT_EQ(ring.size_approx(), oracle.size());
+            ASSERT_EQ(ring.empty_for_consumer(), oracle.empty());
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(capacities, spsc_ring_model, ::testing::Values(1, 2, 3, 8, 64));
 
 // Stress: a producer pushes 0..n-1 (spinning while full), a consumer pops until it has n
@@ -113,6 +156,41 @@ void producer_consumer(std::size_t capacity, std::uint64_t n) {
     producer.join();
     EXPECT_FALSE(ring.try_pop(v));
     EXPECT_EQ(sum, n * (n - 1) / 2);
+}
+
+// The same with bulk operations of varying sizes on both sides.
+void producer_consumer_bulk(std::size_t capacity, std::uint64_t n) {
+    spsc_ring<std::uint64_t> ring(capacity);
+    std::thread producer([&] {
+        std::uint64_t buf[32];
+        std::mt19937 rng(3);
+        for (std::uint64_t i = 0; i < n;) {
+            const std::size_t want = std::min<std::uint64_t>(1 + rng() % 32, n - i);
+            for (std::size_t k = 0; k < want; ++k) buf[k] = i + k;
+            const std::size_t got = ring.try_push_bulk(buf, want);
+            if (got == 0) std::this_thread::yield();
+            i += got;
+        }
+    });
+    std::uint64_t expected = 0, sum = 0, buf[32];
+    std::mt19937 rng(5);
+    while (expected < n) {
+        const std::size_t got = ring.try_pop_bulk(buf, 1 + rng() % 32);
+        if (got == 0) std::this_thread::yield();
+        for (std::size_t k = 0; k < got; ++k) {
+            ASSERT_EQ(buf[k], expected);
+            sum += buf[k];
+            ++expected;
+        }
+    }
+    producer.join();
+    EXPECT_EQ(ring.try_pop_bulk(buf, 32), 0u);
+    EXPECT_EQ(sum, n * (n - 1) / 2);
+}
+
+TEST(spsc_ring_stress, bulk_producer_bulk_consumer) {
+    producer_consumer_bulk(8, 200'000);
+    producer_consumer_bulk(1024, 1'000'000);
 }
 
 TEST(spsc_ring_stress, one_producer_one_consumer_small_ring) { producer_consumer(2, 200'000); }

@@ -104,6 +104,22 @@ TEST(options, malformed_values_name_the_option_and_what_it_accepts) {
     EXPECT_NE(error_of({"prog"}, {{"WEFT_THREADS", "many"}}).find("WEFT_THREADS"), std::string::npos);
 }
 
+TEST(options, xqueue_domains_are_numa_mesh_or_a_group_size) {
+    EXPECT_EQ(parse({"prog"}).xqueue_domains, "numa");
+    EXPECT_EQ(parse({"prog", "--weft:xqueue-domains=mesh"}).xqueue_domains, "mesh");
+    EXPECT_EQ(parse({"prog", "--weft:xqueue-domains=3"}).xqueue_domains, "3");
+    EXPECT_EQ(parse({"prog"}, {{"WEFT_XQUEUE_DOMAINS", "numa"}}).xqueue_domains, "numa");
+    for (const char* bad : {"--weft:xqueue-domains=0", "--weft:xqueue-domains=ring", "--weft:xqueue-domains=",
+                            "--weft:xqueue-domains=2x", "--weft:xqueue-domains=2000000"}) {
+        const std::string e = error_of({"prog", bad});
+        EXPECT_NE(e.find("--weft:xqueue-domains"), std::string::npos) << bad << ": " << e;
+        EXPECT_NE(e.find("'mesh'"), std::string::npos) << bad << ": " << e;
+    }
+    weft::runtime_config c;
+    c.xqueue_domains = "everywhere";
+    EXPECT_THROW(weft::validate(c), weft::bad_option);
+}
+
 TEST(options, unknown_options_are_errors_listing_the_known_ones) {
     const std::string e = error_of({"prog", "--weft:thread=2"});
     EXPECT_NE(e.find("unknown option '--weft:thread=2'"), std::string::npos) << e;

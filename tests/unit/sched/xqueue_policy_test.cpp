@@ -168,6 +168,31 @@ TEST(xqueue_termination, stopping_with_requests_in_flight_loses_nothing) {
     }
 }
 
+// --weft:xqueue-domains: with one domain per worker no ring connects two workers, so new
+// tasks stay where they were spawned and cross only by stealing (served through the
+// thief's inbox); with one domain for all (the seed's mesh) every pair has a ring. Every
+// node of a tree runs exactly once either way, for every variant.
+TEST(xqueue_domains, every_variant_runs_a_tree_with_any_domains) {
+    for (const char* domains : {"1", "2", "mesh", "numa"}) {
+        for (const char* v : variants) {
+            weft::runtime_config cfg;
+            cfg.scheduler = v;
+            cfg.threads = 3;
+            cfg.bind = false;
+            cfg.xqueue_domains = domains;
+            weft::runtime rt(cfg);
+            constexpr std::uint64_t nodes = (1u << 11) - 1;
+            std::vector<std::atomic<std::uint8_t>> seen(nodes + 1);
+            std::atomic<std::uint64_t> twice{0};
+            weft::async([&] { tree(1, nodes, seen, twice); }).get();
+            EXPECT_EQ(twice.load(), 0u) << v << " domains " << domains;
+            std::uint64_t ran = 0;
+            for (std::uint64_t i = 1; i <= nodes; ++i) ran += seen[i].load();
+            EXPECT_EQ(ran, nodes) << v << " domains " << domains;
+        }
+    }
+}
+
 TEST(xqueue_names, every_variant_is_registered_and_an_unknown_one_is_refused) {
     const auto names = weft::ext::scheduler_policy_names();
     for (const char* v : variants) EXPECT_NE(std::find(names.begin(), names.end(), v), names.end()) << v;
