@@ -126,6 +126,8 @@ public:
 
     unsigned workers() const noexcept { return n_; }
     xqueue_placement placement() const noexcept { return placement_; }
+    /// The workers of w's domain, w included (1: w has only its local ring).
+    std::size_t domain_size(unsigned w) const noexcept { return w < n_ ? workers_[w].members.size() : 0; }
     /// True if `from` may push to `to` (same domain; from == to is the local ring).
     bool connected(unsigned from, unsigned to) const noexcept {
         return from < n_ && to < n_ && rank_in(to, from) != none;

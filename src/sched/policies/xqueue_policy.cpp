@@ -88,7 +88,7 @@ struct alignas(cache_line_size) worker_queues {
     owner_counter fifo_in, fifo_out;  // tasks into / out of the four FIFO lists
     owner_counter served_staged, served_pending;  // tasks this worker handed to stealers
     std::uint64_t my_round = 1;   // == round, without the atomic load
-    // `xqueue`'s spawn fast path (ext::scheduler_policy::owner_spawn) runs while req equals
+    // The spawn fast path (ext::scheduler_policy::owner_spawn; see spawns_stay) runs while req equals
     // this: refresh_gate() sets it to req's value when no request waits for us, and to
     // closed_gate (a value req never holds) while one does or our self query is up.
     std::uint64_t gate_open = 0;
@@ -235,9 +235,9 @@ public:
     }
 
     owner_spawn_path owner_spawn(unsigned worker) noexcept override {
-        // Only local-first placement keeps new tasks on the spawner; the round-robin
-        // variants send each to another worker's ring.
-        if (variant_ != variant::local_wait_free || worker >= n_) return {};
+        // Local-first placement keeps new tasks on the spawner, and so does round-robin
+        // over a domain of one (one worker, or --weft:xqueue-domains=1): no other ring.
+        if (worker >= n_ || !spawns_stay(worker)) return {};
         return {&q_[worker].staged, &q_[worker].req, &q_[worker].gate_open};
     }
 
@@ -394,14 +394,20 @@ private:
     /// then go through schedule(), which serves it) or our self query is up (schedule()
     /// withdraws it). A request posted after the load below changes req, which shuts the
     /// path again by itself.
+    /// True if schedule() keeps every new normal task of `w` on its own deque (unless it
+    /// serves a request with it): the owner spawn path may then stand in for it.
+    bool spawns_stay(unsigned w) const noexcept {
+        return variant_ == variant::local_wait_free || rings_->domain_size(w) == 1;
+    }
+
     void refresh_gate(worker_queues& q, unsigned me) const noexcept {
-        if (variant_ != variant::local_wait_free) return;
+        if (!spawns_stay(me)) return;
         // relaxed: as in serve(); a request this misses shuts the gate by changing req.
         set_gate(q, me, q.req.load(std::memory_order_relaxed));
     }
     /// refresh_gate() with req's value `r` already read.
     void set_gate(worker_queues& q, unsigned me, std::uint64_t r) const noexcept {
-        if (variant_ != variant::local_wait_free) return;
+        if (!spawns_stay(me)) return;
         const bool waiting = round_of(r) == q.my_round && id_of(r) != me && id_of(r) < n_;
         q.gate_open = q.self_query || waiting ? closed_gate : r;
     }
