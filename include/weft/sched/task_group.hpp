@@ -94,7 +94,10 @@ public:
             if (detail::try_take_back_fast(w, c)) {
                 c->flags = static_cast<std::uint8_t>(c->flags | detail::task_flag_inline);
                 w = detail::execute_taken(w, c);
-            } else if (!detail::try_run_inline(c, detail::task_flag_inline)) {
+            } else if (detail::try_run_inline(c, detail::task_flag_inline)) {
+                // The child may have suspended us: we may be on another worker now.
+                w = detail::current_worker_hot();
+            } else {
                 break;
             }
             ++done_inline;

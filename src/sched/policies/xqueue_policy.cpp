@@ -390,16 +390,16 @@ private:
 
     static constexpr std::uint64_t closed_gate = ~std::uint64_t{0};  // id 2^24-1: never a worker's
 
-    /// Opens `xqueue`'s spawn fast path unless a request waits for us (the next spawn must
-    /// then go through schedule(), which serves it) or our self query is up (schedule()
-    /// withdraws it). A request posted after the load below changes req, which shuts the
-    /// path again by itself.
     /// True if schedule() keeps every new normal task of `w` on its own deque (unless it
     /// serves a request with it): the owner spawn path may then stand in for it.
     bool spawns_stay(unsigned w) const noexcept {
         return variant_ == variant::local_wait_free || rings_->domain_size(w) == 1;
     }
 
+    /// Opens the spawn fast path unless a request waits for us (the next spawn must
+    /// then go through schedule(), which serves it) or our self query is up (schedule()
+    /// withdraws it). A request posted after the load below changes req, which shuts the
+    /// path again by itself.
     void refresh_gate(worker_queues& q, unsigned me) const noexcept {
         if (!spawns_stay(me)) return;
         // relaxed: as in serve(); a request this misses shuts the gate by changing req.
