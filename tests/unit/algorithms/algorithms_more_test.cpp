@@ -26,7 +26,7 @@ namespace {
 
 TEST_P(algorithms_more_test, searches_counts_and_extremes) {
     for (const std::size_t n : sizes) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             std::vector<std::int64_t> a = random_values(n, 7);
             const auto is_big = [](std::int64_t x) { return x > 990; };
             const auto is_small = [](std::int64_t x) { return x < 1001; };
@@ -70,7 +70,7 @@ TEST_P(algorithms_more_test, searches_counts_and_extremes) {
 
 TEST_P(algorithms_more_test, generate_move_replace) {
     for (const std::size_t n : sizes) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             std::vector<std::int64_t> v(n);
             FINISH(weft::generate(policy, v.begin(), v.end(), [] { return std::int64_t{5}; }));
             EXPECT_EQ(v, std::vector<std::int64_t>(n, 5)) << name;

@@ -134,10 +134,49 @@ private:
 };
 static_assert(ex::executor<any_executor>);
 
-// Calls check(policy, name) for each policy, executor and parameter combination.
+// Calls check on the next of weft's other executors (see below).
 template <class Check>
-void for_every_policy(Check&& check) {
+void check_next_executor(Check&& check) {
+    // weft's other executors, one per call, in turn (each with its own chunking), so that
+    // a test's loop over the input sizes meets every one of them. One per call: the
+    // placed executors wait for every worker they pin to, and on a loaded machine (or
+    // with more workers than cores, as some test runtimes have) that costs an OS time
+    // slice per call.
+    constexpr int chunking_for[any_executor::kinds] = {6, 0, 3, 6, 5};
+    static std::atomic<unsigned> turn{0};
+    const int e = static_cast<int>(turn.fetch_add(1) % any_executor::kinds);
+    const std::string name = std::string("par on ") + any_executor::names[e] + " " + chunk_names[chunking_for[e]];
+    check(ex::par.on(any_executor(e)).with(any_chunk{chunking_for[e]}), name.c_str());
+}
+
+// Under a sanitizer and with clang, inputs above this size run on a few combinations
+// per call (see for_every_policy): the instrumented code is 5-20x slower, and the large
+// size is there for the long loops (many chunks per worker, the parallel sort's
+// quicksort and merge rounds), which any one chunking reaches.
+inline constexpr std::size_t large_input = 5'003;
+
+// Which chunking the next reduced call uses: they rotate, so a test's calls over its
+// sizes and policies still meet every chunking.
+inline std::atomic<unsigned> reduced_turn{0};
+
+// Calls check(policy, name) for each policy, executor and parameter combination. For an
+// input of more than large_input elements (n) under WEFT_TEST_FEWER_POLICIES: seq, par and
+// par(task) with one chunking (rotating from call to call), and the next executor.
+template <class Check>
+void for_every_policy(std::size_t n, Check&& check) {
     check(ex::seq, "seq");
+#ifdef WEFT_TEST_FEWER_POLICIES
+    if (n > large_input) {
+        const int c = static_cast<int>(reduced_turn.fetch_add(1) % 7);
+        // The same policy types as below (no new instantiations to compile).
+        check(ex::par.with(any_chunk{c}, any_cores{0}), (std::string("par ") + chunk_names[c]).c_str());
+        check(ex::par(ex::task).with(any_chunk{c}), (std::string("par(task) ") + chunk_names[c]).c_str());
+        check_next_executor(check);
+        return;
+    }
+#else
+    (void)n;
+#endif
 #ifndef WEFT_TEST_FEWER_POLICIES
     check(ex::unseq, "unseq");
     check(ex::seq(ex::task), "seq(task)");
@@ -158,16 +197,13 @@ void for_every_policy(Check&& check) {
         }
     }
     if constexpr (all) check(ex::par, "par (default parameters)");
-    // weft's other executors, one per call, in turn (each with its own chunking), so that
-    // a test's loop over the input sizes meets every one of them. One per call: the
-    // placed executors wait for every worker they pin to, and on a loaded machine (or
-    // with more workers than cores, as some test runtimes have) that costs an OS time
-    // slice per call.
-    constexpr int chunking_for[any_executor::kinds] = {6, 0, 3, 6, 5};
-    static std::atomic<unsigned> turn{0};
-    const int e = static_cast<int>(turn.fetch_add(1) % any_executor::kinds);
-    const std::string name = std::string("par on ") + any_executor::names[e] + " " + chunk_names[chunking_for[e]];
-    check(ex::par.on(any_executor(e)).with(any_chunk{chunking_for[e]}), name.c_str());
+    check_next_executor(check);
+}
+
+// As for_every_policy(n, check) with every combination whatever the size.
+template <class Check>
+void for_every_policy(Check&& check) {
+    for_every_policy(0, std::forward<Check>(check));
 }
 
 }  // namespace weft::test::algorithms

@@ -28,7 +28,7 @@ namespace {
 
 TEST_P(algorithms_test, for_each_and_for_each_n) {
     for (const std::size_t n : sizes) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             std::vector<std::int64_t> v = random_values(n, 1);
             std::vector<std::int64_t> expected = v;
             std::for_each(expected.begin(), expected.end(), [](std::int64_t& x) { x = 3 * x + 1; });
@@ -47,7 +47,7 @@ TEST_P(algorithms_test, for_each_and_for_each_n) {
 
 TEST_P(algorithms_test, fill_copy_transform) {
     for (const std::size_t n : sizes) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             const std::vector<std::int64_t> a = random_values(n, 2), b = random_values(n, 3);
             std::vector<std::int64_t> out(n, -1);
             FINISH(weft::fill(policy, out.begin(), out.end(), std::int64_t{9}));
@@ -79,7 +79,7 @@ TEST_P(algorithms_test, fill_copy_transform) {
 
 TEST_P(algorithms_test, reduce_and_transform_reduce) {
     for (const std::size_t n : sizes) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             const std::vector<std::int64_t> a = random_values(n, 4), b = random_values(n, 5);
             EXPECT_EQ(result_of(weft::reduce(policy, a.begin(), a.end())), std::reduce(a.begin(), a.end())) << name;
             EXPECT_EQ(result_of(weft::reduce(policy, a.begin(), a.end(), std::int64_t{7})),
@@ -109,7 +109,7 @@ TEST_P(algorithms_test, reduce_and_transform_reduce) {
 
 TEST_P(algorithms_test, forward_iterators) {
     for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1001}}) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             const std::vector<std::int64_t> src = random_values(n, 6);
             std::list<std::int64_t> l(src.begin(), src.end());
             FINISH(weft::for_each(policy, l.begin(), l.end(), [](std::int64_t& x) { x += 1; }));

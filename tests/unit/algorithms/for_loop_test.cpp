@@ -68,7 +68,7 @@ void check_iterator_loop(const Policy& policy, const char* name, C c, std::ptrdi
 
 TEST_P(for_loop_test, against_sequential_loops) {
     for (const std::size_t n : sizes) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             const std::vector<std::int64_t> a = random_values(n, 11);
 
             // An integer loop with two inductions (one a live-out lvalue, one an rvalue

@@ -61,7 +61,7 @@ namespace {
 
 TEST_P(scan_test, scans_and_adjacent_difference_match_std) {
     for (const std::size_t n : sizes) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             // (Not const: the in-place calls then share the instantiations of the others.)
             std::vector<std::int64_t> a = random_values(n, 21);
             std::vector<std::int64_t> out(n, -1), want(n), b = a;

@@ -58,7 +58,7 @@ namespace {
 
 TEST_P(sequence_test, copy_if_remove_unique) {
     for (const std::size_t n : sizes) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             const std::vector<std::int64_t> a = random_values(n, 11);
             const auto is_even = [](std::int64_t x) { return x % 2 == 0; };
             const auto is_small = [](std::int64_t x) { return x < 700; };  // most are removed
@@ -121,7 +121,7 @@ TEST_P(sequence_test, copy_if_remove_unique) {
 
 TEST_P(sequence_test, reverse_rotate_search) {
     for (const std::size_t n : sizes) {
-        for_every_policy([n](const auto& policy, const char* name) {
+        for_every_policy(n, [n](const auto& policy, const char* name) {
             const std::vector<std::int64_t> a = random_values(n, 12);
             std::vector<std::int64_t> v = a, e = a;
             std::reverse(e.begin(), e.end());

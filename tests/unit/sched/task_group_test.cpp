@@ -24,7 +24,12 @@ std::uint64_t fib(unsigned n) {
     return a + b;
 }
 
-TEST_P(task_group_test, fib_is_correct) { EXPECT_EQ(in_task([] { return fib(25); }), 75025u); }
+// fib(20) under the sanitizers (22k tasks instead of 243k): the oversubscribed policies
+// spent minutes of the TSan suite on it and checked nothing more.
+TEST_P(task_group_test, fib_is_correct) {
+    constexpr bool instrumented = WEFT_HAVE_TSAN || WEFT_HAVE_ASAN;
+    EXPECT_EQ(in_task([] { return fib(instrumented ? 20 : 25); }), instrumented ? 6765u : 75025u);
+}
 
 TEST_P(task_group_test, many_children_all_run) {
     const long r = in_task([] {
