@@ -149,34 +149,35 @@ void check_next_executor(Check&& check) {
     check(ex::par.on(any_executor(e)).with(any_chunk{chunking_for[e]}), name.c_str());
 }
 
-// Under a sanitizer and with clang, inputs above this size run on a few combinations
-// per call (see for_every_policy): the instrumented code is 5-20x slower, and the large
-// size is there for the long loops (many chunks per worker, the parallel sort's
-// quicksort and merge rounds), which any one chunking reaches.
+// Inputs above this size run on a few combinations per call (see for_every_policy):
+// the large size is there for the long loops (many chunks per worker, the parallel
+// sort's quicksort and merge rounds), which any one chunking reaches, and every
+// combination at 100,003 elements was most of the release suite's time (and 5-20x that
+// under a sanitizer). The sizes up to this one run every combination.
 inline constexpr std::size_t large_input = 5'003;
 
 // Which chunking the next reduced call uses: they rotate, so a test's calls over its
-// sizes and policies still meet every chunking.
+// sizes and policies still meet every chunking at a large size.
 inline std::atomic<unsigned> reduced_turn{0};
 
 // Calls check(policy, name) for each policy, executor and parameter combination. For an
-// input of more than large_input elements (n) under WEFT_TEST_FEWER_POLICIES: seq, par and
-// par(task) with one chunking (rotating from call to call), and the next executor.
+// input of more than large_input elements (n): seq, then par, par(task) (and par_unseq,
+// when all types are instantiated) with one chunking, rotating from call to call, and
+// the next executor.
 template <class Check>
 void for_every_policy(std::size_t n, Check&& check) {
     check(ex::seq, "seq");
-#ifdef WEFT_TEST_FEWER_POLICIES
     if (n > large_input) {
         const int c = static_cast<int>(reduced_turn.fetch_add(1) % 7);
         // The same policy types as below (no new instantiations to compile).
         check(ex::par.with(any_chunk{c}, any_cores{0}), (std::string("par ") + chunk_names[c]).c_str());
         check(ex::par(ex::task).with(any_chunk{c}), (std::string("par(task) ") + chunk_names[c]).c_str());
+#ifndef WEFT_TEST_FEWER_POLICIES
+        check(ex::par_unseq.with(any_chunk{c}), (std::string("par_unseq ") + chunk_names[c]).c_str());
+#endif
         check_next_executor(check);
         return;
     }
-#else
-    (void)n;
-#endif
 #ifndef WEFT_TEST_FEWER_POLICIES
     check(ex::unseq, "unseq");
     check(ex::seq(ex::task), "seq(task)");
