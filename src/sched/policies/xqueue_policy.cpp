@@ -59,6 +59,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -118,14 +119,8 @@ public:
         if (d == "mesh") group_ = ~0u;
         else if (d != "numa") {
             unsigned n = 0;
-            for (const char c : d) {
-                if (c < '0' || c > '9' || n > (1u << 20)) {
-                    n = 0;
-                    break;
-                }
-                n = n * 10 + static_cast<unsigned>(c - '0');
-            }
-            if (n == 0 || n > (1u << 20))
+            const auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), n);
+            if (ec != std::errc{} || end != d.data() + d.size() || n == 0 || n > (1u << 20))
                 throw bad_option("weft: --weft:xqueue-domains: '" + std::string(d) +
                                  "' is not numa, mesh or a group size from 1 to 1048576");
             group_ = n;
