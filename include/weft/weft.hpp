@@ -20,5 +20,6 @@
 #include <weft/runtime/runtime.hpp>
 #include <weft/sched/post.hpp>
 #include <weft/sched/task_group.hpp>
+#include <weft/sched/task_queue.hpp>
 #include <weft/sched/this_task.hpp>
 #include <weft/threads/task.hpp>

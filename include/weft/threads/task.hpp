@@ -79,6 +79,10 @@ inline constexpr std::uint8_t task_flag_pinned = 1u << 3;
 /// Needs a stack larger than the runtime's (task::stack_kib): started on a stack of its
 /// own, never run inline, never through the spawn fast path or the bypass slot.
 inline constexpr std::uint8_t task_flag_own_stack = 1u << 4;
+/// The task is a weft::task_queue task: its block holds, right after this header, the
+/// frame that its own puts and waits use (task_queue::calling_frame reads it from
+/// current_task()).
+inline constexpr std::uint8_t task_flag_queue_frame = 1u << 6;
 /// Tasks that the header-only fast paths (spawn queue, bypass, take-back) leave to
 /// the scheduler.
 inline constexpr std::uint8_t task_flags_slow_path = task_flag_pinned | task_flag_own_stack;
