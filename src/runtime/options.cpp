@@ -1,5 +1,6 @@
 // Parsing of --weft:* options and WEFT_* environment variables.
 #include <weft/config/errors.hpp>
+#include <weft/ext/hierarchy.hpp>
 #include <weft/ext/scheduler_policy.hpp>
 #include <weft/platform/topology.hpp>
 #include <weft/runtime/options.hpp>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <ostream>
 #include <string_view>
+#include <initializer_list>
 #include <vector>
 
 namespace weft {
@@ -65,6 +67,56 @@ std::string parse_xqueue_domains(std::string_view where, std::string_view v) {
     return std::string(v);
 }
 
+constexpr std::string_view machine_accepted =
+    "a machine, outermost first, with counts per enclosing level from nodes, sockets, numa, caches and cores "
+    "(cores required, at most 1048576 workers), e.g. sockets:2,cores:4";
+
+std::string parse_topology_spec(std::string_view where, std::string_view v) {
+    if (!v.empty() && ext::hierarchy::machine_workers(v) == 0) fail(where, v, std::string(machine_accepted));
+    return std::string(v);
+}
+
+/// A comma-separated list whose items are whole numbers (from `min`) or one of `words`.
+bool list_of(std::string_view v, unsigned long long min, std::initializer_list<std::string_view> words) {
+    if (v.empty()) return false;
+    for (;;) {
+        const auto comma = v.find(',');
+        const std::string_view item = v.substr(0, comma);
+        unsigned long long n = 0;
+        const bool word = std::find(words.begin(), words.end(), item) != words.end();
+        if (!word && (!parse_uint(item, n) || n < min || n > 1'000'000)) return false;
+        if (comma == std::string_view::npos) return true;
+        v.remove_prefix(comma + 1);
+    }
+}
+
+std::string parse_hierarchy(std::string_view where, std::string_view v) {
+    if (v == "hwloc" || v == "flat") return std::string(v);
+    if (v.find(':') != std::string_view::npos) {
+        if (ext::hierarchy::machine_workers(v) == 0) fail(where, v, std::string("hwloc, flat, group sizes or ") + std::string(machine_accepted));
+        return std::string(v);
+    }
+    if (!list_of(v, 1, {})) fail(where, v, std::string("hwloc (the default), flat, group sizes innermost first (e.g. 4,8) or ") +
+                                        std::string(machine_accepted));
+    return std::string(v);
+}
+
+std::string parse_steal_attempts(std::string_view where, std::string_view v) {
+    if (!list_of(v, 0, {"auto"})) fail(where, v, "auto, or counts per hierarchy level innermost first (0 to 1000000 or auto each), e.g. auto,2,8");
+    return std::string(v);
+}
+
+std::string parse_steal_chunk(std::string_view where, std::string_view v) {
+    if (!list_of(v, 1, {"auto", "half"})) fail(where, v, "auto, or chunks per hierarchy level innermost first (a count from 1, half or auto each), e.g. 1,2,half");
+    return std::string(v);
+}
+
+unsigned parse_queue_size(std::string_view where, std::string_view v) {
+    unsigned long long n = 0;
+    if (!parse_uint(v, n) || n < 1 || n > (1u << 20)) fail(where, v, "a task count from 1 to 1048576");
+    return static_cast<unsigned>(n);
+}
+
 bool parse_bind(std::string_view where, std::string_view v) {
     if (v == "compact") return true;
     if (v == "none") return false;
@@ -116,6 +168,12 @@ constexpr option_spec options[] = {
     {"scheduler", "WEFT_SCHEDULER", true, "NAME     scheduler policy (default: local-priority)"},
     {"bind", "WEFT_BIND", true, "compact|none  bind worker i to core i, or not (default: compact)"},
     {"xqueue-domains", "WEFT_XQUEUE_DOMAINS", true, "numa|mesh|N  the xqueue policies' ring domains: per NUMA node (default), one, or groups of N workers"},
+    {"hierarchy", "WEFT_HIERARCHY", true, "hwloc|flat|SIZES|MACHINE  the hierarchical policy's levels (default hwloc)"},
+    {"topology", "WEFT_TOPOLOGY", true, "MACHINE  pretend this machine for the hierarchical policy, e.g. sockets:2,cores:4"},
+    {"steal-attempts", "WEFT_STEAL_ATTEMPTS", true, "auto|A,...  HVS victims tried per level, innermost first"},
+    {"steal-chunk", "WEFT_STEAL_CHUNK", true, "auto|C,...  HCS tasks per steal per level: counts, half or auto"},
+    {"queue-bound", "WEFT_QUEUE_BOUND", true, "N  the hierarchical policy's tasks per worker queue (default 40)"},
+    {"queue-public", "WEFT_QUEUE_PUBLIC", true, "N  of which at most N visible to thieves (default 20)"},
     {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
     {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
     {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report tasks suspended forever after MS idle ms (default 1000; 0 = never)"},
@@ -137,6 +195,12 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "scheduler") cfg.scheduler = parse_scheduler(where, value);
     else if (name == "bind") cfg.bind = parse_bind(where, value);
     else if (name == "xqueue-domains") cfg.xqueue_domains = parse_xqueue_domains(where, value);
+    else if (name == "hierarchy") cfg.hierarchy = parse_hierarchy(where, value);
+    else if (name == "topology") cfg.synthetic_topology = parse_topology_spec(where, value);
+    else if (name == "steal-attempts") cfg.steal_attempts = parse_steal_attempts(where, value);
+    else if (name == "steal-chunk") cfg.steal_chunk = parse_steal_chunk(where, value);
+    else if (name == "queue-bound") cfg.queue_bound = parse_queue_size(where, value);
+    else if (name == "queue-public") cfg.queue_public = parse_queue_size(where, value);
     else if (name == "stack-size") cfg.stack_size = parse_stack_size(where, value);
     else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
     else if (name == "deadlock-timeout") cfg.deadlock_timeout_ms = parse_timeout(where, value);
@@ -229,6 +293,15 @@ void validate(const runtime_config& cfg) {
              "at most " + std::to_string(max_threads()) + " (16 per processing unit here), or 0 for one per core");
     parse_scheduler("runtime_config::scheduler", cfg.scheduler);
     parse_xqueue_domains("runtime_config::xqueue_domains", cfg.xqueue_domains);
+    parse_hierarchy("runtime_config::hierarchy", cfg.hierarchy);
+    parse_topology_spec("runtime_config::synthetic_topology", cfg.synthetic_topology);
+    parse_steal_attempts("runtime_config::steal_attempts", cfg.steal_attempts);
+    parse_steal_chunk("runtime_config::steal_chunk", cfg.steal_chunk);
+    parse_queue_size("runtime_config::queue_bound", std::to_string(cfg.queue_bound));
+    parse_queue_size("runtime_config::queue_public", std::to_string(cfg.queue_public));
+    if (cfg.queue_public > cfg.queue_bound)
+        fail("runtime_config::queue_public", std::to_string(cfg.queue_public),
+             "at most queue_bound (" + std::to_string(cfg.queue_bound) + "): the public part is a part of the queue");
     if (cfg.print_counter_format != "text" && cfg.print_counter_format != "csv" && cfg.print_counter_format != "json")
         fail("runtime_config::print_counter_format", cfg.print_counter_format, "text, csv or json");
     if (cfg.print_counter_interval_ms > 3'600'000)

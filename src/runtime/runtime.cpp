@@ -1,6 +1,7 @@
 // weft::runtime (see include/weft/runtime/runtime.hpp).
 #include <weft/adapt/policy.hpp>
 #include <weft/config/errors.hpp>
+#include <weft/ext/hierarchy.hpp>
 #include <weft/platform/topology.hpp>
 #include <weft/runtime/runtime.hpp>
 
@@ -67,6 +68,8 @@ void runtime::start() {
     const topology& topo = cfg_.topology ? *cfg_.topology : topology::machine();
     detail::scheduler_config sc;
     sc.threads = cfg_.threads != 0 ? cfg_.threads : topo.num_cores();
+    if (cfg_.threads == 0 && !cfg_.synthetic_topology.empty())
+        sc.threads = ext::hierarchy::machine_workers(cfg_.synthetic_topology);
     if (cfg_.scheduler == "single" && cfg_.threads == 0) sc.threads = 1;
     sc.policy = cfg_.scheduler;
     // A topology given in code describes another machine (or none): it cannot bind.
@@ -76,7 +79,13 @@ void runtime::start() {
     sc.deadlock_timeout = std::chrono::milliseconds(cfg_.deadlock_timeout_ms);
     sc.timing = cfg_.counter_timing;
     sc.tracing = !cfg_.trace_file.empty();
-    sc.policy_options.values = {{"xqueue-domains", cfg_.xqueue_domains}};
+    sc.policy_options.values = {{"xqueue-domains", cfg_.xqueue_domains},
+                                {"hierarchy", cfg_.hierarchy},
+                                {"topology", cfg_.synthetic_topology},
+                                {"steal-attempts", cfg_.steal_attempts},
+                                {"steal-chunk", cfg_.steal_chunk},
+                                {"queue-bound", std::to_string(cfg_.queue_bound)},
+                                {"queue-public", std::to_string(cfg_.queue_public)}};
     sched_ = std::make_unique<detail::scheduler>(sc);
     cfg_.threads = sched_->num_workers();
     cfg_.stack_size = sched_->stack_size();

@@ -422,6 +422,9 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
 
     const topology& topo = cfg_.topo ? *cfg_.topo : topology::machine();
     std::vector<ext::worker_info> infos;
+    // Cores per instance of the outermost cache that several of them share.
+    unsigned cache_share = 1;
+    for (const cache_info& c : topo.caches()) cache_share = std::max(cache_share, c.shared_by_cores);
     for (unsigned i = 0; i < cfg_.threads; ++i) {
         auto w = std::make_unique<worker>();
         w->sched = this;
@@ -437,7 +440,10 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
         w->timing = cfg_.timing || cfg_.tracing;
         w->tracing = cfg_.tracing;
         if (cfg_.tracing) w->trace.reserve(cfg_.trace_limit);
-        infos.push_back({i, w->core, w->numa_node});
+        ext::worker_info info{i, w->core, w->numa_node};
+        if (!topo.cores().empty()) info.socket = topo.cores()[w->core].socket;
+        info.cache = w->core / cache_share;
+        infos.push_back(info);
         num_numa_domains_ = std::max(num_numa_domains_, w->numa_node + 1);
         workers_.push_back(std::move(w));
     }
@@ -642,8 +648,28 @@ void scheduler::spawn(worker* self, task* t) {
         external_spawned_.fetch_add(1, std::memory_order_seq_cst);
     }
     t->state.store(task_state::staged, std::memory_order_relaxed);
-    if ((t->flags & task_flag_pinned) != 0) after_schedule(self, place_pinned(*t));
-    else after_schedule(self, policy_->schedule(self, *t));
+    if ((t->flags & task_flag_pinned) != 0) {
+        after_schedule(self, place_pinned(*t));
+        return;
+    }
+    if (self == nullptr || (t->flags & task_flag_work_first) == 0) {
+        after_schedule(self, policy_->schedule(self, *t));
+        return;
+    }
+    // Work-first is possible: on a task's stack with room left for one more frame chain
+    // (the floor of try_run_inline), for a task that needs no stack of its own.
+    const char probe = 0;
+    self->may_run_inline = self->current_ctx != nullptr && &probe >= self->inline_floor &&
+                           (t->flags & task_flag_own_stack) == 0 && t->priority == task_priority::normal;
+    const ext::placement p = policy_->schedule(self, *t);
+    self->may_run_inline = false;
+    if (p.run_inline) {
+        // Not task_flag_inline: to its spawner the task ran like any other (a task_group
+        // child still reports to its group).
+        execute(t);  // may suspend and return on another worker: `self` is stale after it
+        return;
+    }
+    after_schedule(self, p);
 }
 
 ext::placement scheduler::place_pinned(task& t) noexcept {

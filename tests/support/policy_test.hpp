@@ -51,24 +51,25 @@ private:
 };
 
 // Every policy, at one worker, at two and oversubscribed (more workers than CI's two
-// cores). Under TSan, five cases: every policy that runs workers concurrently, once
+// cores; `hierarchical` at 3: two of its workers share a core, a level of its hierarchy).
+// Under TSan, six cases: every policy that runs workers concurrently, once
 // (local-priority, static and xqueue-wait at 2, xqueue at 2, xqueue-static at 3 for its
-// round-robin over several others). TSan judges races by happens-before, not by which
+// round-robin over several others, hierarchical at 2). TSan judges races by happens-before, not by which
 // interleaving the OS picked; an oversubscribed instrumented runtime spent most of the
 // TSan suite's time in time slices, and `single` (one worker) has no race between
-// workers to find. The release and ASan builds run all nine.
+// workers to find. The release and ASan builds run all ten.
 #if WEFT_HAVE_TSAN
 #define WEFT_TEST_POLICY_CASES                                                                           \
     ::weft::test::policy_case{"local-priority", 2}, ::weft::test::policy_case{"static", 2},              \
         ::weft::test::policy_case{"xqueue", 2}, ::weft::test::policy_case{"xqueue-static", 3},           \
-        ::weft::test::policy_case{"xqueue-wait", 2}
+        ::weft::test::policy_case{"xqueue-wait", 2}, ::weft::test::policy_case{"hierarchical", 2}
 #else
 #define WEFT_TEST_POLICY_CASES                                                                           \
     ::weft::test::policy_case{"local-priority", 1}, ::weft::test::policy_case{"local-priority", 2},      \
         ::weft::test::policy_case{"local-priority", 4}, ::weft::test::policy_case{"static", 2},          \
         ::weft::test::policy_case{"static", 3}, ::weft::test::policy_case{"single", 1},                  \
         ::weft::test::policy_case{"xqueue", 2}, ::weft::test::policy_case{"xqueue-static", 3},           \
-        ::weft::test::policy_case{"xqueue-wait", 2}
+        ::weft::test::policy_case{"xqueue-wait", 2}, ::weft::test::policy_case{"hierarchical", 3}
 #endif
 
 #define WEFT_INSTANTIATE_FOR_ALL_POLICIES(fixture)                                                       \

@@ -26,6 +26,10 @@ struct worker_info {
     unsigned index;      ///< 0..num_workers-1
     unsigned core;       ///< logical core it is bound to (or would be)
     unsigned numa_node;  ///< logical NUMA node of that core
+    unsigned socket = 0;  ///< logical socket (package) of that core
+    /// The shared cache of that core: equal values share the outermost cache that several
+    /// cores share (the core's own index when none is shared).
+    unsigned cache = 0;
 };
 
 /// The per-worker state a policy sees; the loop owns the rest of the worker.
@@ -46,6 +50,10 @@ struct worker_context {
     } counters;
     /// The worker a task was last stolen from (for traces), set by the policy with the steal.
     unsigned last_victim = 0;
+    /// Set by the loop for the duration of a schedule() call: the spawner can run this
+    /// new task at once on its own stack (it allows it, task_flag_work_first, and has the
+    /// stack for it), so the policy may answer placement::run_inline.
+    bool may_run_inline = false;
 
     /// For a policy that hands a task to another worker outside schedule() (a victim
     /// serving a steal request, say): wakes `worker` if it is parked. Issues the
@@ -75,6 +83,10 @@ struct placement {
     /// The policy issued a store-load fence (std::atomic_thread_fence(seq_cst)) after
     /// making the task visible, so the loop's wake-up check needs no second one.
     bool fenced = false;
+    /// The policy did not queue the task: the spawner runs it at once, on its own stack
+    /// (work-first; seed 002 §3, HotSLAW's bounded queues). Only allowed while
+    /// worker_context::may_run_inline is set.
+    bool run_inline = false;
 };
 
 /// The runtime options meant for scheduler policies (such as --weft:xqueue-domains), by

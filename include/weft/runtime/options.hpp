@@ -24,6 +24,28 @@ struct runtime_config {
     /// node, the default), "mesh" (one domain: the seed's full mesh), or a number N
     /// (consecutive groups of N workers).
     std::string xqueue_domains = "numa";
+    /// The `hierarchical` policy's locality hierarchy (seed 002 §3.2.1): "hwloc" (the
+    /// machine's shared caches, NUMA nodes and sockets, the default), "flat" (one level:
+    /// random victim selection), group sizes innermost first ("4,8": groups of 4
+    /// consecutive workers inside groups of 8 inside all), or a machine like
+    /// synthetic_topology's.
+    std::string hierarchy = "hwloc";
+    /// A machine to pretend for the `hierarchical` policy, outermost first, e.g.
+    /// "sockets:2,cores:4" or "nodes:2,sockets:2,cores:4" (keys nodes, sockets, numa,
+    /// caches, cores): its hierarchy replaces hwloc's, and with threads = 0 the runtime
+    /// starts one worker per described core, mapped onto the real cores (worker i on
+    /// core i % cores). Other policies see the real machine. Empty: none.
+    std::string synthetic_topology;
+    /// HVS attempts per hierarchy level, innermost first: "auto" (the seed's: a
+    /// domain's core count, 4·log2(N) at the top) or a list like "auto,2,8".
+    std::string steal_attempts = "auto";
+    /// HCS chunk per level, innermost first: "auto" (1 inside a socket, 2 across
+    /// sockets, half across nodes) or a list of counts, "half" and "auto".
+    std::string steal_chunk = "auto";
+    /// The `hierarchical` policy's bounded queue: tasks per worker (seed: 40) and of
+    /// them at most this many public, i.e. visible to thieves (seed: 20).
+    unsigned queue_bound = 40;
+    unsigned queue_public = 20;
     /// Bind worker i to core i (compact) or leave placement to the OS (none).
     bool bind = true;
     /// The machine layout workers are placed by (worker i on core i % cores, in that

@@ -76,6 +76,8 @@ public:
         detail::worker_hot* w = detail::current_worker_hot();
         block* b = detail::make_block_on<block>(w, this, std::forward<F>(f));
         detail::apply_attributes(*b, attributes);
+        // A bounded queue that is full may run the child right here (work-first).
+        b->flags = static_cast<std::uint8_t>(b->flags | detail::task_flag_work_first);
         b->prev = last_;
         detail::spawn_block(w, b);
         last_ = b;

@@ -79,6 +79,11 @@ inline constexpr std::uint8_t task_flag_pinned = 1u << 3;
 /// Needs a stack larger than the runtime's (task::stack_kib): started on a stack of its
 /// own, never run inline, never through the spawn fast path or the bypass slot.
 inline constexpr std::uint8_t task_flag_own_stack = 1u << 4;
+/// The spawner allows the task to run at once, on the spawner's own stack, when the
+/// policy's queue has no room for it (work-first, seed 002 §3: HotSLAW's bounded
+/// queues). Set by spawns that are safe to run there (task_group::run, task_queue::put):
+/// a spawner holding a lock the child takes would deadlock, so post and async never set it.
+inline constexpr std::uint8_t task_flag_work_first = 1u << 5;
 /// The task is a weft::task_queue task: its block holds, right after this header, the
 /// frame that its own puts and waits use (task_queue::calling_frame reads it from
 /// current_task()).

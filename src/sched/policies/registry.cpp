@@ -19,6 +19,7 @@ struct registry {
         {"xqueue-wait", [] { return weft::detail::make_xqueue_policy("xqueue-wait"); }},
         {"xqueue-wait-free", [] { return weft::detail::make_xqueue_policy("xqueue-wait-free"); }},
         {"xqueue-wait-free-two", [] { return weft::detail::make_xqueue_policy("xqueue-wait-free-two"); }},
+        {"hierarchical", [] { return weft::detail::make_hierarchical_policy(); }},
     };
 };
 
