@@ -54,7 +54,9 @@ namespace weft {
 /// yet (as task_group::wait does); then it suspends the task, never the worker, which runs
 /// and steals other tasks meanwhile. On the root frame, wait() suspends (or blocks a plain
 /// thread) until the root frame has no task running or queued; tasks that other threads
-/// put concurrently may be included. Then the frame can be used again.
+/// put concurrently may be included. Then the frame can be used again. Hence a root-frame
+/// wait from inside a root task's subtree (say, from a task_group child of a queue task)
+/// waits for that task itself and never returns: the runtime reports it as a deadlock.
 ///
 /// **fence()** does not block: the tasks the calling frame puts after it start only once
 /// every task the frame put before it (their subtrees included) has finished. Several
