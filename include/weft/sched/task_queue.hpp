@@ -117,8 +117,8 @@ public:
         requires std::is_invocable_v<std::decay_t<F>, std::decay_t<Args>...>
     void put(F&& f, Args&&... args) {
         using block = qtask<detail::bound_call<F, Args...>>;
-        frame& parent = calling_frame();
         detail::worker_hot* w = detail::current_worker_hot();
+        frame& parent = frame_of(w != nullptr ? w->current_task : nullptr);
         block* b = detail::make_block_on<block>(w, &parent, std::forward<F>(f), std::forward<Args>(args)...);
         // A bounded queue that is full may run the child right here (work-first).
         b->flags = static_cast<std::uint8_t>(b->flags | detail::task_flag_work_first | detail::task_flag_queue_frame);
@@ -127,7 +127,10 @@ public:
 
     /// Waits until every task the calling frame has put so far has finished (see the
     /// class comment); rethrows their exceptions.
-    void wait() { calling_frame().wait(); }
+    void wait() {
+        detail::worker_hot* w = detail::current_worker_hot();
+        frame_of(w != nullptr ? w->current_task : nullptr).wait(w);
+    }
 
     /// Tasks the calling frame puts from now on start only after all it has put so far
     /// have finished. Does not block.
@@ -152,7 +155,8 @@ private:
     ///
     /// Counting. `alive_` counts spawned children not finished (deferred ones are not
     /// spawned yet). A task's frame starts in the fast mode of task_group: put() counts in
-    /// `spawned_`, owner-only, each finishing child decrements `alive_`, so `alive_` stays
+    /// `spawned_`, owner-only, each child that finishes elsewhere decrements `alive_`
+    /// (one that wait() ran inline is taken off `spawned_` instead), so `alive_` stays
     /// <= 0 and no child sees it cross zero; wait() (or the first fence()) adds
     /// `spawned_`, and then the child that brings it to zero is the last. After a fence
     /// the frame counts eagerly (puts add to `alive_` under `lock_`) until its next wait;
@@ -184,8 +188,8 @@ private:
                 // acquire: a zero seen here means the epoch's tasks are done.
                 if (deferred_head_ != nullptr || (fence_pending_ && alive_.load(std::memory_order_acquire) > 0)) {
                     b->starts_epoch = fence_pending_;
-                    b->qnext = nullptr;
-                    if (deferred_tail_ != nullptr) deferred_tail_->qnext = b;
+                    b->next = nullptr;
+                    if (deferred_tail_ != nullptr) deferred_tail_->next = b;
                     else deferred_head_ = b;
                     deferred_tail_ = b;
                     spawn_now = false;
@@ -225,7 +229,8 @@ private:
             if (deferred_head_ != nullptr || alive_.load(std::memory_order_acquire) > 0) fence_pending_ = true;
         }
 
-        void wait() {
+        /// `w`: the calling worker, when the caller has it at hand (else looked up).
+        void wait(detail::worker_hot* w = nullptr) {
             if (root_) {
                 wait_quiet();
                 rethrow_errors();
@@ -234,7 +239,7 @@ private:
             if (!fence_mode_) {
                 // 1. Run our untaken children inline, newest first, while each is still the
                 //    newest task in this worker's queue (as task_group::wait does).
-                detail::worker_hot* w = detail::current_worker_hot();
+                if (last_ != nullptr && w == nullptr) w = detail::current_worker_hot();
                 while (qtask_base* c = last_) {
                     qtask_base* prev = c->prev;
                     if (detail::try_take_back_fast(w, c)) {
@@ -246,6 +251,8 @@ private:
                     } else {
                         break;
                     }
+                    // It did not count itself down (see run_task): it was one of spawned_.
+                    --spawned_;
                     detail::free_task_block(w, c, c->block_size);
                     last_ = prev;
                 }
@@ -337,19 +344,19 @@ private:
                 // fence mark, spawned in put order.
                 std::int64_t n = 0;
                 qtask_base* last = first;
-                for (qtask_base* t = first; t != nullptr && (t == first || !t->starts_epoch); t = t->qnext) {
+                for (qtask_base* t = first; t != nullptr && (t == first || !t->starts_epoch); t = next_of(t)) {
                     last = t;
                     ++n;
                 }
-                deferred_head_ = last->qnext;
+                deferred_head_ = next_of(last);
                 if (deferred_head_ == nullptr) deferred_tail_ = nullptr;
-                last->qnext = nullptr;
+                last->next = nullptr;
                 // relaxed: under the lock; the epoch's children decrement it with RMWs.
                 alive_.fetch_add(n, std::memory_order_relaxed);
                 lock_.unlock();
                 // The frame stays alive: the count cannot reach zero before these finish.
                 for (qtask_base* t = first; t != nullptr;) {
-                    qtask_base* next = t->qnext;  // read first: t may finish during its spawn
+                    qtask_base* next = next_of(t);  // read first: t may finish during its spawn
                     try {
                         detail::spawn_block(detail::current_worker_hot(), t);
                     } catch (...) {
@@ -412,8 +419,8 @@ private:
     struct qtask_base : detail::task {
         frame fr;
         frame* parent;
-        qtask_base* prev = nullptr;   ///< the parent's list of children
-        qtask_base* qnext = nullptr;  ///< the parent's list of deferred children
+        qtask_base* prev = nullptr;  ///< the parent's list of children
+        // task::next links the parent's list of deferred children (no queue holds them).
         std::uint32_t block_size = 0;
         bool starts_epoch = false;  ///< deferred: the first task put after a fence
 
@@ -444,15 +451,21 @@ private:
                 wait_error = std::current_exception();
             }
             frame* parent = t->parent;
-            t->fn.~Fn();  // the block itself is freed by the parent's owner (or below)
+            // Run inline by its parent's wait(): the parent counts it and frees the block.
+            const bool ran_inline = (t->flags & detail::task_flag_inline) != 0;
+            t->fn.~Fn();  // the block itself is freed by the parent's owner (or child_done)
             if (body_error) parent->capture(std::move(body_error));
             if (wait_error) parent->capture(std::move(wait_error));
-            parent->child_done(t);
+            if (!ran_inline) parent->child_done(t);
         }
     };
 
-    frame& calling_frame() noexcept {
-        detail::task* t = detail::current_task();
+    static qtask_base* next_of(qtask_base* t) noexcept { return static_cast<qtask_base*>(t->next); }
+
+    frame& calling_frame() noexcept { return frame_of(detail::current_task()); }
+
+    /// The frame of `t`, the running task, if it is one of ours; else the root frame.
+    frame& frame_of(detail::task* t) noexcept {
         if (t != nullptr && (t->flags & detail::task_flag_queue_frame) != 0) {
             frame& f = static_cast<qtask_base*>(t)->fr;
             if (f.queue() == this) return f;
