@@ -61,7 +61,10 @@ public:
         }
     }
 
-    /// Spawns `f()` as a child task. @throws weft::runtime_state_error without a runtime.
+    /// Spawns `f()` as a child task. Under the `hierarchical` policy, when the calling
+    /// worker's bounded queue is full, the child runs at once inside run() (work-first,
+    /// seed 002): do not hold a lock across run() that the child takes.
+    /// @throws weft::runtime_state_error without a runtime.
     template <class F>
         requires std::is_invocable_v<std::decay_t<F>&>
     void run(F&& f) {
