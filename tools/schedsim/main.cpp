@@ -24,6 +24,8 @@ constexpr const char* usage_text =
     "  --queue-bound=N    tasks per worker queue (default 40)\n"
     "  --queue-public=N   tasks in its public part at most (default 20)\n"
     "  --mode=M           bounded | unbounded | depth:D (default bounded)\n"
+    "  --release=R        eager (default: release when the public part is empty) | on-demand\n"
+    "                     (weft::ext::split_queue: private part full, or a thief found it empty)\n"
     "  --seed=N           random seed (default 1)\n"
     "  --latencies=A,B,C  steal latency in us: intra-socket, inter-socket, inter-node (default 2,3.8,36)\n"
     "  --bandwidth=A,B,C  transfer GB/s per the same classes (default 5,3,1)\n"
@@ -92,6 +94,10 @@ int main(int argc, char** argv) {
             else if (v == "unbounded") cfg.mode = queue_mode::unbounded;
             else if (v.starts_with("depth:") && number(v.substr(6), cfg.depth_cutoff)) cfg.mode = queue_mode::depth;
             else bad(name, v, "bounded, unbounded or depth:D (D a tree depth)");
+        } else if (name == "--release") {
+            if (v == "eager") cfg.release_on_demand = false;
+            else if (v == "on-demand") cfg.release_on_demand = true;
+            else bad(name, v, "eager or on-demand");
         } else if (name == "--seed") {
             if (!number(v, cfg.seed)) bad(name, v, "an unsigned 64-bit number");
         } else if (name == "--latencies") {

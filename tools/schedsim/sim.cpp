@@ -321,6 +321,7 @@ private:
         ps_t lock_free_at = 0;
         phase ph = phase::normal;
         bool idle = false;
+        bool hungry = false;  ///< a thief found the public part empty (on-demand release)
         ps_t idle_since = 0;
         ps_t idle_total = 0;
         unsigned victim = 0, sel_level = 0, mlevel = 0;  ///< the steal in progress
@@ -354,7 +355,16 @@ private:
     /// The owner's release rule (after every owner push or pop).
     void release(worker& k) {
         const std::size_t priv = k.q.size() - k.pub;
-        if (k.pub == 0 && priv >= 2) k.pub = std::min<std::size_t>(std::max<std::size_t>(1, priv / 2), cfg_.queue_public);
+        if (priv < 2) return;
+        if (!cfg_.release_on_demand) {
+            if (k.pub == 0) k.pub = std::min<std::size_t>(std::max<std::size_t>(1, priv / 2), cfg_.queue_public);
+            return;
+        }
+        const bool full = cfg_.mode == queue_mode::bounded && priv >= cfg_.queue_bound - cfg_.queue_public;
+        if (!full && !(k.pub == 0 && k.hungry)) return;
+        k.hungry = false;
+        if (k.pub >= cfg_.queue_public) return;
+        k.pub += std::min<std::size_t>(priv / 2, cfg_.queue_public - k.pub);
     }
 
     void put(worker& k, const task_t& t) {
@@ -470,6 +480,7 @@ private:
         }
         worker& v = workers_[c.victim];
         if (v.pub == 0) {
+            v.hungry = true;
             ++levels_[ml].failed;
             k.clock += s_.latency[cls];
             return;
@@ -489,6 +500,7 @@ private:
         const unsigned n = s_.plan.chunks[k.sel_level].chunk(v.pub);
         k.clock += s_.latency[cls];
         if (n == 0) {
+            v.hungry = true;
             ++levels_[k.mlevel].failed;
             k.ph = phase::normal;
             return;
@@ -720,6 +732,7 @@ std::string result_line(const config& cfg, const result& r) {
                     " workload=" + cfg.workload + " victims=" + cfg.victims + " chunks=" + cfg.chunks +
                     " attempts=" + cfg.attempts + " mode=" + mode_string(cfg) +
                     " queue_bound=" + std::to_string(cfg.queue_bound) + " queue_public=" + std::to_string(cfg.queue_public) +
+                    " release=" + (cfg.release_on_demand ? "on-demand" : "eager") +
                     " seed=" + std::to_string(cfg.seed) + " latencies=" + fmt("%g", cfg.latency_us[0]) + "," +
                     fmt("%g", cfg.latency_us[1]) + "," + fmt("%g", cfg.latency_us[2]) +
                     " makespan_us=" + fmt("%.3f", r.makespan_us()) + " t1_us=" + fmt("%.3f", r.t1_us) +

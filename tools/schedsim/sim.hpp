@@ -30,7 +30,11 @@
 //     private part; the owner pops its newest private task, and when the private part is
 //     empty reclaims the newest public one. After every owner push or pop, if the public
 //     part is empty and the private part holds >= 2 tasks, the owner releases its oldest
-//     max(1, private/2) private tasks (at most `public`) to the public part.
+//     max(1, private/2) private tasks (at most `public`) to the public part (the brief's
+//     rule, "eager"). --release=on-demand: weft::ext::split_queue's rule instead: release
+//     the older half of the private part (room permitting) when the private part holds
+//     bound - public tasks, or when a thief found the public part empty (a flag the
+//     owner reads at its next push or pop) and it still is.
 //   - bounded: a spawn into a full queue runs the child at once (work-first,
 //     "serialized"), re-evaluated at every spawn. unbounded: no bound, always help-first
 //     (the public part keeps its bound). depth:D: unbounded, and a child at tree depth
@@ -103,6 +107,11 @@ struct config {
     double task_us = -1;   ///< average task time; < 0: the workload's default
     double spawn_us = -1;  ///< creation overhead per queued spawn; < 0: the workload's
     double t1_us = -1;     ///< the one-worker makespan; < 0: simulate it
+    /// false (eager, the default and the tables' rule): release whenever the public part
+    /// is empty; true (on demand, weft::ext::split_queue's rule as of 2026-11-26): when
+    /// the private part is full (bound - public tasks) or a thief found the public part
+    /// empty since the last release.
+    bool release_on_demand = false;
     bool checked = false;  ///< check queue bounds after every operation (throws)
     unsigned trace_attempts = 0;  ///< record each worker's first N steal attempts
 };

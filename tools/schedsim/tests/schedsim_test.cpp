@@ -121,6 +121,12 @@ TEST(schedsim, every_task_runs_once_in_every_mode_within_the_bounds) {
         c.mode = queue_mode::depth;
         c.depth_cutoff = 3;
         modes.push_back(c);
+        c = config{};
+        c.release_on_demand = true;  // split_queue's release rule
+        modes.push_back(c);
+        c.queue_bound = 4;
+        c.queue_public = 2;
+        modes.push_back(c);
     }
     std::uint64_t expected[std::size(workloads)] = {};
     for (const config& m : modes) {
