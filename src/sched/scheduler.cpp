@@ -453,6 +453,8 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
     for (auto& w : workers_) {
         w->spawn_queue = policy_->spawn_queue(w->index);
         if (w->spawn_queue != nullptr) continue;
+        w->bounded_spawn = policy_->bounded_spawn(w->index);
+        if (w->bounded_spawn != nullptr) continue;
         const ext::scheduler_policy::owner_spawn_path path = policy_->owner_spawn(w->index);
         if (path.deque == nullptr || path.gate == nullptr || path.open == nullptr) continue;
         w->owner_spawn = path.deque;

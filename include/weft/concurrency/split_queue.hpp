@@ -72,6 +72,10 @@ public:
         buf_[tail_ & mask_] = t;
         ++tail_;
         publish_tail();
+        if (tail_ - head > high_water_cache_) {
+            high_water_cache_ = static_cast<std::size_t>(tail_ - head);
+            high_water_.store(high_water_cache_, std::memory_order_relaxed);  // relaxed: a statistic
+        }
         maybe_release(head);
         return true;
     }
@@ -129,6 +133,15 @@ public:
         shared_.head.store(head + k, std::memory_order_release);
         return k;
     }
+
+    /// No room for another task: push() would refuse it (owner only).
+    bool full() const noexcept {
+        // relaxed: thieves only make room; a stale head says full a little longer.
+        return tail_ - shared_.head.load(std::memory_order_relaxed) >= capacity_;
+    }
+
+    /// The most tasks the queue has held at once (a statistic, from any thread).
+    std::size_t high_water() const noexcept { return high_water_.load(std::memory_order_relaxed); }  // relaxed: a statistic
 
     /// Tasks queued (owner only, exact).
     std::size_t size() const noexcept {
@@ -213,6 +226,8 @@ private:
     std::size_t capacity_, public_capacity_;
     std::unique_ptr<T*[]> buf_;
     std::atomic<std::uint64_t> tail_pub_{0};
+    std::size_t high_water_cache_ = 0;  ///< owner's copy of high_water_
+    std::atomic<std::size_t> high_water_{0};
     // What thieves touch: the lock, the oldest index and the split point.
     struct alignas(cache_line_size) shared_state {
         spinlock lock;

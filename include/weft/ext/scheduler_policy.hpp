@@ -5,6 +5,7 @@
 
 #include <weft/concurrency/owner_counter.hpp>
 #include <weft/concurrency/owner_deque.hpp>
+#include <weft/concurrency/split_queue.hpp>
 #include <weft/concurrency/work_stealing_deque.hpp>
 #include <weft/threads/task.hpp>
 
@@ -160,6 +161,13 @@ public:
     /// *open to the gate's value once nothing needs schedule() any more. The deque must
     /// hold only new tasks. Called once per worker at start.
     virtual owner_spawn_path owner_spawn(unsigned /*worker*/) noexcept { return {}; }
+
+    /// Optional, a third kind of spawn fast path (a policy offers at most one): a bounded
+    /// split queue owned by `worker` (seed 002). While it has room, new normal-priority
+    /// tasks that `worker` spawns are pushed on it directly, and a waiting owner takes
+    /// back the newest one if it is still staged; once it is full, spawns go through
+    /// schedule() (which may answer placement::run_inline). Called once per worker at start.
+    virtual split_queue<task>* bounded_spawn(unsigned /*worker*/) noexcept { return nullptr; }
 
     /// What the counters read of one worker's queues, from any thread, at any time
     /// while the runtime runs (approximate values are fine).

@@ -50,7 +50,7 @@ struct alignas(cache_line_size) hq_worker {
     owner_counter yielded_in, yielded_out, overflow_in, overflow_out;
     ext::victim_selector hvs;
     // Owner-written statistics (see hierarchical_stats).
-    owner_counter serialized, max_queued;
+    owner_counter serialized;
     std::unique_ptr<owner_counter[]> steals, failed, moved;  // per level
     // Written by thieves: on a line of their own.
     alignas(cache_line_size) std::atomic<std::uint64_t> stolen_from_staged{0};
@@ -119,8 +119,7 @@ public:
             low_.push(&t);
             low_count_.fetch_add(1, std::memory_order_relaxed);  // relaxed: hint, see next_task
         } else if (me.q.push(&t)) {
-            const std::size_t size = me.q.size();
-            if (size > me.max_queued.get()) me.max_queued.add(size - me.max_queued.get());
+            // queued (a resumed task, or a new one that missed the spawn fast path)
         } else if (t.ctx == nullptr && self->may_run_inline) {
             me.serialized.add();  // seed 002 Table 1's "tasks serialized"
             ext::placement p;
@@ -168,6 +167,9 @@ public:
         return me.q.take_back(&t);
     }
 
+    // New tasks go straight onto the split queue while it has room (no virtual call).
+    ext::split_queue<task>* bounded_spawn(unsigned worker) noexcept override { return &w_[worker]->q; }
+
     queue_state queue_state_of(unsigned worker) const noexcept override {
         if (worker >= n_) return {};
         const hq_worker& w = *w_[worker];
@@ -203,7 +205,7 @@ public:
             }
             s.serialized += w->serialized.get();
             s.overflowed += w->overflow_in.get();
-            s.max_queued = std::max<std::uint64_t>(s.max_queued, w->max_queued.get());
+            s.max_queued = std::max<std::uint64_t>(s.max_queued, w->q.high_water());
         }
         return s;
     }

@@ -63,9 +63,13 @@ inline bool try_spawn_fast(worker_hot* w, task* t) {
     if (w == nullptr || t->priority != task_priority::normal || (t->flags & task_flags_slow_path) != 0)
         return false;
     const bool owned = w->spawn_queue == nullptr;
+    ext::split_queue<task>* const bounded = w->bounded_spawn;
+    // A full bounded queue: the policy decides (work-first, or aside).
+    if (bounded != nullptr && bounded->full()) return false;
     // relaxed: the gate carries no data; a steal request this load misses is served at a
     // later spawn or when the owner next takes a task from its queues.
-    if (owned && (w->owner_spawn == nullptr || w->owner_spawn_gate->load(std::memory_order_relaxed) != *w->owner_spawn_open))
+    if (owned && bounded == nullptr &&
+        (w->owner_spawn == nullptr || w->owner_spawn_gate->load(std::memory_order_relaxed) != *w->owner_spawn_open))
         return false;
     t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
     if ((w->spawn_seq & (wait_sample_period - 1)) == 0 && w->timing) t->queued_at = cycle_clock_now();
@@ -74,8 +78,9 @@ inline bool try_spawn_fast(worker_hot* w, task* t) {
     // (quiescence relies on it, see scheduler::quiescent).
     w->spawned.store(spawned + 1, std::memory_order_release);
     try {
-        if (owned) w->owner_spawn->push_back(t);
-        else w->spawn_queue->push(t);
+        if (!owned) w->spawn_queue->push(t);
+        else if (bounded != nullptr) (void)bounded->push(t);  // not full: only the owner fills it
+        else w->owner_spawn->push_back(t);
     } catch (...) {
         w->spawned.store(spawned, std::memory_order_release);
         throw;
@@ -143,11 +148,17 @@ inline worker_hot* execute_taken(worker_hot* w, task* t) noexcept {
 /// (or owner-only spawn deque) and enough stack is left; takes it (or returns false)
 /// without running it.
 inline bool try_take_back_fast(worker_hot* w, task* t) noexcept {
-    if (w == nullptr || (w->spawn_queue == nullptr && w->owner_spawn == nullptr)) return false;
+    if (w == nullptr || (w->spawn_queue == nullptr && w->owner_spawn == nullptr && w->bounded_spawn == nullptr))
+        return false;
     const char probe = 0;
     if (&probe < w->inline_floor) return false;
     if (w->spawn_queue != nullptr) {
         if (w->spawn_queue->peek_bottom() != t || w->spawn_queue->pop() != t) return false;
+    } else if (w->bounded_spawn != nullptr) {
+        // This queue also holds resumed tasks, which continue on their own context.
+        // relaxed: if t is in our queue, we put it there after its last state change.
+        if (t->state.load(std::memory_order_relaxed) != task_state::staged || !w->bounded_spawn->take_back(t))
+            return false;
     } else {
         // Owner-only: nobody else takes from it, so the newest is still ours to take.
         if (w->owner_spawn->back() != t) return false;
@@ -157,6 +168,7 @@ inline bool try_take_back_fast(worker_hot* w, task* t) noexcept {
     // (to the end it came from: the slot is free, so the push cannot allocate).
     if (WEFT_UNLIKELY((t->flags & task_flag_own_stack) != 0)) {
         if (w->spawn_queue != nullptr) w->spawn_queue->push(t);
+        else if (w->bounded_spawn != nullptr) (void)w->bounded_spawn->push(t);  // room: it was just taken
         else w->owner_spawn->push_back(t);
         return false;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <weft/concurrency/owner_deque.hpp>
+#include <weft/concurrency/split_queue.hpp>
 #include <weft/concurrency/work_stealing_deque.hpp>
 #include <weft/platform/cycle_clock.hpp>
 #include <weft/threads/task.hpp>
@@ -25,6 +26,9 @@ struct worker_hot {
     /// *owner_spawn_open (ext::scheduler_policy::owner_spawn); null: none.
     ext::owner_deque<task>* owner_spawn = nullptr;
     const std::atomic<std::uint64_t>* owner_spawn_gate = nullptr;
+    /// Or the policy's bounded split queue, used while it has room
+    /// (ext::scheduler_policy::bounded_spawn); null: none.
+    ext::split_queue<task>* bounded_spawn = nullptr;
     const std::uint64_t* owner_spawn_open = nullptr;
     task* current_task = nullptr;
     context* current_ctx = nullptr;
