@@ -638,6 +638,7 @@ void scheduler::spawn(worker* self, task* t) {
         if (round_stack_size(bytes) <= cfg_.stack_size) t->flags = static_cast<std::uint8_t>(t->flags & ~task_flag_own_stack);
     }
     if (self != nullptr) {
+        self->ran_at_spawn.store(nullptr, std::memory_order_relaxed);  // relaxed: see worker_hot
         t->id = (++self->spawn_seq << 12) | ((self->index + 1) & 0xfff);
         if ((self->spawn_seq & (wait_sample_period - 1)) == 0 && self->timing) t->queued_at = cycle_clock_now();
         // release: see execute(); the count is published before the task is.
@@ -669,6 +670,7 @@ void scheduler::spawn(worker* self, task* t) {
         // Not task_flag_inline: to its spawner the task ran like any other (a task_group
         // child still reports to its group).
         execute(t);  // may suspend and return on another worker: `self` is stale after it
+        current_worker_hot()->ran_at_spawn.store(t, std::memory_order_relaxed);  // relaxed: see worker_hot
         return;
     }
     after_schedule(self, p);

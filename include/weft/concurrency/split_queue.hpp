@@ -140,6 +140,13 @@ public:
         return tail_ - shared_.head.load(std::memory_order_relaxed) >= capacity_;
     }
 
+    /// Counts a task its owner ran at once because the queue was full (owner only).
+    void note_inlined() noexcept {
+        inlined_.store(inlined_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // relaxed: a statistic
+    }
+    /// Tasks noted by note_inlined() (a statistic, from any thread).
+    std::uint64_t inlined() const noexcept { return inlined_.load(std::memory_order_relaxed); }  // relaxed: a statistic
+
     /// The most tasks the queue has held at once (a statistic, from any thread).
     std::size_t high_water() const noexcept { return high_water_.load(std::memory_order_relaxed); }  // relaxed: a statistic
 
@@ -228,6 +235,7 @@ private:
     std::atomic<std::uint64_t> tail_pub_{0};
     std::size_t high_water_cache_ = 0;  ///< owner's copy of high_water_
     std::atomic<std::size_t> high_water_{0};
+    std::atomic<std::uint64_t> inlined_{0};
     // What thieves touch: the lock, the oldest index and the split point.
     struct alignas(cache_line_size) shared_state {
         spinlock lock;

@@ -83,8 +83,15 @@ public:
         b->flags = static_cast<std::uint8_t>(b->flags | detail::task_flag_work_first);
         b->prev = last_;
         detail::spawn_block(w, b);
-        last_ = b;
         ++spawned_;
+        // relaxed: our own worker's value unless the child suspended us (see worker_hot).
+        if (w != nullptr && w->ran_at_spawn.load(std::memory_order_relaxed) == b) {
+            // It already ran, inside spawn_block, and reported to us: nothing to wait for.
+            w->ran_at_spawn.store(nullptr, std::memory_order_relaxed);
+            detail::free_task_block(w, b, sizeof(block));
+            return;
+        }
+        last_ = b;
     }
 
     /// Waits for every child spawned so far, running untaken ones inline; then the

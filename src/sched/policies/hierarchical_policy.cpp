@@ -50,7 +50,6 @@ struct alignas(cache_line_size) hq_worker {
     owner_counter yielded_in, yielded_out, overflow_in, overflow_out;
     ext::victim_selector hvs;
     // Owner-written statistics (see hierarchical_stats).
-    owner_counter serialized;
     std::unique_ptr<owner_counter[]> steals, failed, moved;  // per level
     // Written by thieves: on a line of their own.
     alignas(cache_line_size) std::atomic<std::uint64_t> stolen_from_staged{0};
@@ -121,7 +120,7 @@ public:
         } else if (me.q.push(&t)) {
             // queued (a resumed task, or a new one that missed the spawn fast path)
         } else if (t.ctx == nullptr && self->may_run_inline) {
-            me.serialized.add();  // seed 002 Table 1's "tasks serialized"
+            me.q.note_inlined();  // seed 002 Table 1's "tasks serialized"
             ext::placement p;
             p.run_inline = true;
             return p;
@@ -203,7 +202,7 @@ public:
                 s.failed[l] += w->failed[l].get();
                 s.moved[l] += w->moved[l].get();
             }
-            s.serialized += w->serialized.get();
+            s.serialized += w->q.inlined();
             s.overflowed += w->overflow_in.get();
             s.max_queued = std::max<std::uint64_t>(s.max_queued, w->q.high_water());
         }

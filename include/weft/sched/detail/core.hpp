@@ -56,6 +56,24 @@ inline void free_task_block(worker_hot* w, void* p, std::size_t size) noexcept {
 }
 inline void free_task_block(void* p, std::size_t size) noexcept { free_task_block(current_worker_hot(), p, size); }
 
+inline worker_hot* execute_taken(worker_hot* w, task* t) noexcept;
+
+/// A new task that found `w`'s bounded queue full: runs it at once on the caller's stack
+/// (work-first, seed 002 §3) when its spawner allows it and enough stack is left, and
+/// returns true; false otherwise (the scheduler then sets it aside).
+inline bool try_run_at_spawn(worker_hot* w, task* t) {
+    const char probe = 0;
+    if ((t->flags & task_flag_work_first) == 0 || w->current_ctx == nullptr || &probe < w->inline_floor) return false;
+    t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
+    // release: as in try_spawn_fast (quiescence reads the count).
+    w->spawned.store(w->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    w->bounded_spawn->note_inlined();
+    t->state.store(task_state::active, std::memory_order_relaxed);  // relaxed: diagnostics only
+    w = execute_taken(w, t);  // may suspend: w is the worker we are on afterwards
+    w->ran_at_spawn.store(t, std::memory_order_relaxed);  // relaxed: see worker_hot
+    return true;
+}
+
 /// Pushes a new task on worker `w`'s spawn queue when the policy offers one (a
 /// work-stealing deque, or an owner-only deque whose gate is open) and the task has
 /// normal priority; returns false otherwise (then call spawn()).
@@ -64,8 +82,10 @@ inline bool try_spawn_fast(worker_hot* w, task* t) {
         return false;
     const bool owned = w->spawn_queue == nullptr;
     ext::split_queue<task>* const bounded = w->bounded_spawn;
-    // A full bounded queue: the policy decides (work-first, or aside).
-    if (bounded != nullptr && bounded->full()) return false;
+    if (bounded != nullptr) {
+        w->ran_at_spawn.store(nullptr, std::memory_order_relaxed);  // relaxed: see worker_hot
+        if (bounded->full()) return try_run_at_spawn(w, t);
+    }
     // relaxed: the gate carries no data; a steal request this load misses is served at a
     // later spawn or when the owner next takes a task from its queues.
     if (owned && bounded == nullptr &&

@@ -47,6 +47,12 @@ struct worker_hot {
     bool timing = false;
     /// Scheduler bypass: a task readied by the finishing task, run next on this worker.
     task* bypass = nullptr;
+    /// The task the latest spawn on this worker ran at once, inside the spawn (work-first
+    /// at a full bounded queue), or null: reset by every spawn through a bounded queue or
+    /// the scheduler, so a spawner that finds its own child here knows it has finished.
+    /// relaxed atomic: a spawner that moved to another worker while its child ran reads
+    /// this (stale) worker's value, which then never names its child.
+    std::atomic<task*> ran_at_spawn{nullptr};
 
     static constexpr std::size_t block_classes = 8;  ///< task blocks of 64..512 bytes
     void* free_blocks[block_classes] = {};
