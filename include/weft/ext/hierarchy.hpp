@@ -137,7 +137,8 @@ struct steal_plan {
 /// level, attempts[l] victims drawn uniformly at random from its domain at level l
 /// (itself excluded), then the next level up; after the top level, back to the bottom.
 /// Levels where the thief's domain holds only itself are skipped. Owner-only state: one
-/// selector per thief.
+/// selector per thief. It points into the hierarchy's domain lists: the hierarchy must
+/// outlive it and stay where it is (keep both in one object, as the policy does).
 class victim_selector {
 public:
     struct choice {
