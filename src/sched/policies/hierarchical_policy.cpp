@@ -114,9 +114,7 @@ public:
         } else if (t.priority == task_priority::high) {
             me.high.push(&t);
         } else if (t.priority == task_priority::low) {
-            std::lock_guard lock(low_lock_);
-            low_.push(&t);
-            low_count_.fetch_add(1, std::memory_order_relaxed);  // relaxed: hint, see next_task
+            low_.push(t);
         } else if (me.q.push(&t)) {
             // queued (a resumed task, or a new one that missed the spawn fast path)
         } else if (t.ctx == nullptr && self->may_run_inline) {
@@ -145,15 +143,7 @@ public:
             me.yielded_out.add();
             return t;
         }
-        // relaxed: an emptiness hint that keeps idle workers off the lock; the lock decides.
-        if (low_count_.load(std::memory_order_relaxed) != 0) {
-            std::lock_guard lock(low_lock_);
-            if (task* t = low_.pop()) {
-                low_count_.fetch_sub(1, std::memory_order_relaxed);
-                return t;
-            }
-        }
-        return nullptr;
+        return low_.pop();
     }
 
     bool take_back(ext::worker_context& self, task& t) noexcept override {
@@ -183,7 +173,7 @@ public:
     }
 
     std::uint64_t shared_queue_length() const noexcept override {
-        return low_count_.load(std::memory_order_relaxed);  // relaxed: a statistic
+        return low_.size();
     }
 
     hierarchical_stats stats() const {
@@ -332,9 +322,7 @@ private:
     ext::steal_plan plan_;
     std::vector<std::unique_ptr<hq_worker>> w_;
     alignas(cache_line_size) std::atomic<unsigned> rr_{0};
-    alignas(cache_line_size) ext::spinlock low_lock_;
-    task_fifo low_;
-    std::atomic<std::size_t> low_count_{0};
+    shared_low_queue low_;
 };
 
 }  // namespace

@@ -36,9 +36,7 @@ public:
     ext::placement schedule(ext::worker_context* self, task& t) override {
         if (self == nullptr) return place_from_outside(queues_.get(), active(), rr_, t);
         if (!queues_[self->index].push_local(t)) {
-            std::lock_guard lock(low_lock_);
-            low_.push(&t);
-            low_count_.fetch_add(1, std::memory_order_relaxed);  // relaxed: hint, see next_task
+            low_.push(t);
         }
         return {};
     }
@@ -53,15 +51,7 @@ public:
         if (task* t = q.pop_own(self)) return t;
         if (task* t = steal(self)) return t;
         if (task* t = q.pop_yielded()) return t;
-        // relaxed: an emptiness hint that keeps idle workers off the lock; the lock decides.
-        if (low_count_.load(std::memory_order_relaxed) != 0) {
-            std::lock_guard lock(low_lock_);
-            if (task* t = low_.pop()) {
-                low_count_.fetch_sub(1, std::memory_order_relaxed);
-                return t;
-            }
-        }
-        return nullptr;
+        return low_.pop();
     }
 
     bool take_back(ext::worker_context& self, task& t) noexcept override {
@@ -77,7 +67,7 @@ public:
     }
 
     std::uint64_t shared_queue_length() const noexcept override {
-        return low_count_.load(std::memory_order_relaxed);  // relaxed: a statistic
+        return low_.size();
     }
 
     bool set_active_workers(unsigned n) noexcept override {
@@ -98,24 +88,15 @@ private:
     // lose their place in line, not their run: throttling is rare.
     void hand_off(local_queues& q) noexcept {
         task* moved = q.inbox.take_all();
-        std::size_t count = 0;
-        std::lock_guard lock(low_lock_);
-        for (task* t = moved; t != nullptr;) {
-            task* next = t->next;
-            t->next = nullptr;
-            low_.push(t);
-            ++count;
-            t = next;
-        }
-        while (task* t = q.pop_yielded()) {
-            low_.push(t);
-            ++count;
-        }
-        while (task* t = q.pop_low()) {
-            low_.push(t);
-            ++count;
-        }
-        if (count != 0) low_count_.fetch_add(count, std::memory_order_relaxed);  // relaxed: hint, see next_task
+        low_.push_all([&q, &moved]() noexcept -> task* {
+            if (task* t = moved) {
+                moved = t->next;
+                t->next = nullptr;
+                return t;
+            }
+            if (task* t = q.pop_yielded()) return t;
+            return q.pop_low();
+        });
     }
 
     void drain_inbox(ext::worker_context& self, local_queues& q) noexcept {
@@ -161,9 +142,7 @@ private:
     std::vector<std::vector<unsigned>> near_, far_;
     alignas(cache_line_size) std::atomic<unsigned> rr_{0};
     std::atomic<unsigned> active_{~0u};  // workers allowed to take tasks (throttling)
-    alignas(cache_line_size) ext::spinlock low_lock_;
-    task_fifo low_;
-    std::atomic<std::size_t> low_count_{0};
+    shared_low_queue low_;
 };
 
 }  // namespace

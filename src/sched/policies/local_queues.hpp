@@ -4,8 +4,14 @@
 #pragma once
 
 #include <weft/concurrency/mpsc_inbox.hpp>
+#include <weft/concurrency/spinlock.hpp>
 #include <weft/concurrency/work_stealing_deque.hpp>
 #include <weft/ext/scheduler_policy.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <utility>
 
 namespace weft::detail {
 
@@ -29,6 +35,40 @@ struct task_fifo {
         return t;
     }
     bool empty() const noexcept { return head == nullptr; }
+};
+
+/// The low-priority queue every worker shares (seed 000 §2.3.1: its tasks run only when
+/// nothing else is ready): a locked FIFO with a count that keeps idle workers off the lock.
+class shared_low_queue {
+public:
+    void push(task& t) {
+        push_all([p = &t]() mutable { return std::exchange(p, nullptr); });
+    }
+    /// Pushes every task `next()` returns until it returns null, under one lock.
+    template <class Next>
+    void push_all(Next next) {
+        std::size_t n = 0;
+        std::lock_guard lock(lock_);
+        while (task* t = next()) {
+            fifo_.push(t);
+            ++n;
+        }
+        if (n != 0) count_.fetch_add(n, std::memory_order_relaxed);  // relaxed: a hint, see pop
+    }
+    task* pop() noexcept {
+        // relaxed: an emptiness hint that keeps idle workers off the lock; the lock decides.
+        if (count_.load(std::memory_order_relaxed) == 0) return nullptr;
+        std::lock_guard lock(lock_);
+        task* t = fifo_.pop();
+        if (t != nullptr) count_.fetch_sub(1, std::memory_order_relaxed);  // relaxed: as above
+        return t;
+    }
+    std::size_t size() const noexcept { return count_.load(std::memory_order_relaxed); }  // relaxed: a statistic
+
+private:
+    alignas(cache_line_size) ext::spinlock lock_;
+    task_fifo fifo_;
+    std::atomic<std::size_t> count_{0};
 };
 
 struct alignas(cache_line_size) local_queues {
