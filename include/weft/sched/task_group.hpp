@@ -82,12 +82,9 @@ public:
         // A bounded queue that is full may run the child right here (work-first).
         b->flags = static_cast<std::uint8_t>(b->flags | detail::task_flag_work_first);
         b->prev = last_;
-        detail::spawn_block(w, b);
+        const bool ran = detail::spawn_block_ran_at_once(w, b);
         ++spawned_;
-        // relaxed: our own worker's value unless the child suspended us (see worker_hot).
-        if (w != nullptr && w->ran_at_spawn.load(std::memory_order_relaxed) == b) {
-            // It already ran, inside spawn_block, and reported to us: nothing to wait for.
-            w->ran_at_spawn.store(nullptr, std::memory_order_relaxed);
+        if (ran) {  // it reported to us already: nothing to wait for
             detail::free_task_block(w, b, sizeof(block));
             return;
         }

@@ -176,9 +176,16 @@ private:
         void put(detail::worker_hot* w, qtask_base* b) {
             b->prev = last_;  // read by our wait() only; unused on the root frame
             if (!root_ && !fence_mode_) {
-                detail::spawn_block(w, b);  // on failure: b is destroyed, nothing counted
-                last_ = b;
+                // On failure b is destroyed and nothing counted.
+                const bool ran = detail::spawn_block_ran_at_once(w, b);
                 ++spawned_;
+                if (ran) {
+                    // It finished inside the spawn (work-first) and counted itself down:
+                    // wait() has nothing to take back.
+                    detail::free_task_block(w, b, b->block_size);
+                    return;
+                }
+                last_ = b;
                 return;
             }
             bool spawn_now = true;

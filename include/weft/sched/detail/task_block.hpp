@@ -48,6 +48,18 @@ void spawn_block(worker_hot* w, Block* b) {
     }
 }
 
+/// spawn_block, telling whether `b` already ran inside the spawn (work-first at a full
+/// bounded queue, see worker_hot::ran_at_spawn). Then it has finished and reported to its
+/// owner, and the caller may free its block at once instead of waiting for it.
+template <class Block>
+bool spawn_block_ran_at_once(worker_hot* w, Block* b) {
+    spawn_block(w, b);
+    // relaxed: our own worker's value unless the child suspended us (see worker_hot).
+    if (w == nullptr || w->ran_at_spawn.load(std::memory_order_relaxed) != b) return false;
+    w->ran_at_spawn.store(nullptr, std::memory_order_relaxed);
+    return true;
+}
+
 /// A callable with its decayed arguments, invoked once.
 template <class F, class... Args>
 struct bound_call {
