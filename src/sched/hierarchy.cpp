@@ -2,10 +2,10 @@
 // (seed 002 §3.2; see include/weft/ext/hierarchy.hpp).
 #include <weft/config/errors.hpp>
 #include <weft/ext/hierarchy.hpp>
-#include <weft/platform/topology.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -188,28 +188,6 @@ hierarchy hierarchy::from_placement(const std::vector<placement>& ws) {
     h.add_level(level_by(h.workers_, level_kind::socket, [&](unsigned w) { return ws[w].socket; }));
     h.finish();
     return h;
-}
-
-std::vector<hierarchy::placement> hierarchy::compact_placement(const topology& topo, unsigned workers) {
-    std::vector<placement> out;
-    const unsigned cores = std::max(1u, topo.num_cores());
-    // The outermost cache shared by several cores but not by a whole NUMA node's worth
-    // is the "shared cache" level (an L2 shared by a cluster of cores, an L3 of a CCX).
-    unsigned share = 1;
-    for (const cache_info& c : topo.caches())
-        if (c.shared_by_cores > share) share = c.shared_by_cores;
-    for (unsigned i = 0; i < workers; ++i) {
-        const unsigned c = i % cores;
-        placement p;
-        p.core = c;
-        p.cache = c / share;
-        if (!topo.cores().empty()) {
-            p.numa = topo.cores()[c].numa_node;
-            p.socket = topo.cores()[c].socket;
-        }
-        out.push_back(p);
-    }
-    return out;
 }
 
 unsigned hierarchy::common_level(unsigned a, unsigned b) const noexcept {

@@ -6,15 +6,11 @@
 // decisions, and a later distributed layer can map indices to remote workers.
 #pragma once
 
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace weft {
-class topology;
-}
 
 namespace weft::ext {
 
@@ -68,10 +64,6 @@ public:
         unsigned core = 0, cache = 0, numa = 0, socket = 0;
     };
     static hierarchy from_placement(const std::vector<placement>& workers);
-
-    /// The worker placement of `workers` workers on `topo` when worker i runs on core
-    /// i % cores (the runtime's compact placement).
-    static std::vector<placement> compact_placement(const topology& topo, unsigned workers);
 
     unsigned workers() const noexcept { return workers_; }
     unsigned num_levels() const noexcept { return static_cast<unsigned>(levels_.size()); }
