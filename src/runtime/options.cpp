@@ -247,7 +247,7 @@ runtime_config parse_runtime_options(int& argc, char** argv, const env_lookup& g
         if (o.env == nullptr) continue;
         if (const char* v = lookup(o.env)) apply(cfg, o.name, o.env, v);
     }
-    int out = 1;
+    int out = argc > 0 ? 1 : 0;
     bool passthrough = false;
     // A repeatable option: the command line's values replace the environment's.
     const std::size_t counters_from_env = cfg.print_counters.size();
@@ -282,8 +282,10 @@ runtime_config parse_runtime_options(int& argc, char** argv, const env_lookup& g
         apply(cfg, name, "--weft:" + std::string(name),
               eq == std::string_view::npos ? std::string_view{"1"} : body.substr(eq + 1));
     }
+    // Only a slot that held a removed option is known to be argv's: a hand-made argv
+    // (or the default constructor's empty one) may end at argv[argc - 1].
+    if (out < argc) argv[out] = nullptr;
     argc = out;
-    argv[argc] = nullptr;
     return cfg;
 }
 
