@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -640,6 +642,26 @@ policy_handle tune(tunable& t, objective what, std::string on, std::string from)
 namespace detail {
 
 void start_engine(const engine_config& cfg) {
+    // Fail at start, naming the option, rather than at the first trial or log line.
+    if (!cfg.history.empty()) {
+        std::FILE* f = std::fopen(cfg.history.c_str(), "a+");  // read at a search's start, appended per trial
+        if (f == nullptr) {
+            const int err = errno;
+            throw bad_option("weft: bad value '" + cfg.history +
+                             "' for --weft:adapt-history (WEFT_ADAPT_HISTORY): cannot read and append to it: " +
+                             std::strerror(err));
+        }
+        std::fclose(f);
+    }
+    if (!cfg.log.empty() && cfg.log != "stderr" && cfg.log != "stdout") {
+        std::FILE* f = std::fopen(cfg.log.c_str(), "a");
+        if (f == nullptr) {
+            const int err = errno;
+            throw bad_option("weft: bad value '" + cfg.log + "' for --weft:adapt-log (WEFT_ADAPT_LOG): cannot write it: " +
+                             std::strerror(err) + "; expected stderr, stdout or a writable file");
+        }
+        std::fclose(f);
+    }
     if (!cfg.log.empty()) open_log(cfg.log);
     engine& e = eng();
     std::lock_guard lock(e.m);

@@ -18,7 +18,9 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
+#include <utility>
 
 namespace weft::counters {
 namespace detail {
@@ -80,6 +82,10 @@ struct service {
     std::uint64_t samples = 0;
     bool csv_header_done = false;
     std::uint64_t start_ticks = 0;
+    // The first write error (see take_write_error); once the destination failed, the
+    // counters are no longer printed to it.
+    std::string write_error;
+    bool destination_failed = false;
 
     // Trace counter tracks.
     counter_set tracks;
@@ -90,6 +96,8 @@ struct service {
     bool stop = false;
 
     void print_locked(bool reset, std::string_view description);
+    void check_destination_locked(int err);
+    void write_failed_locked(const std::string& message);
     void sample_tracks_locked();
     void thread_main();
 };
@@ -99,8 +107,21 @@ service& svc() {
     return s;
 }
 
+void service::write_failed_locked(const std::string& message) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    if (write_error.empty()) write_error = message;
+}
+
+// After a write, flush or close of the destination file; `err` is errno from then.
+void service::check_destination_locked(int err) {
+    if (out != &file || destination_failed || !file.fail()) return;
+    destination_failed = true;
+    write_failed_locked("weft: could not write counters to " + cfg.destination + ": " +
+                        (err != 0 ? std::strerror(err) : "write error"));
+}
+
 void service::print_locked(bool reset, std::string_view description) {
-    if (!have_active || active.empty()) return;
+    if (!have_active || active.empty() || destination_failed) return;
     const auto values = active.evaluate(reset);
     ++samples;
     const auto* s = scheduler::active();
@@ -109,6 +130,7 @@ void service::print_locked(bool reset, std::string_view description) {
                            weft::detail::cycle_clock_ns_per_tick() * 1e-9
                      : 0.0;
     std::ostream& os = *out;
+    errno = 0;  // from here on, set only by a failed write (a bad stream writes no more)
     switch (cfg.fmt) {
     case format::text:
         for (const auto& v : values) {
@@ -147,6 +169,7 @@ void service::print_locked(bool reset, std::string_view description) {
     }
     }
     os.flush();
+    check_destination_locked(errno);
 }
 
 void service::sample_tracks_locked() {
@@ -231,8 +254,16 @@ void start_locked(service& s, const service_config& cfg) {
     s.active = counter_set{};
     s.tracks = counter_set{};
     s.out = &std::cout;
+    s.write_error.clear();
+    s.destination_failed = false;
     if (!cfg.print.empty()) {
-        s.active = query(cfg.print);  // throws for a bad name
+        try {
+            s.active = query(cfg.print);
+        } catch (const bad_counter_name& e) {
+            std::string_view why = e.what();
+            if (why.starts_with("weft: ")) why.remove_prefix(6);
+            throw bad_counter_name("weft: bad --weft:print-counter (WEFT_PRINT_COUNTER): " + std::string(why));
+        }
         s.have_active = true;
         for (const auto& v : s.active.evaluate(false))
             // A ratio over an empty interval is unavailable only for now: say nothing.
@@ -242,20 +273,33 @@ void start_locked(service& s, const service_config& cfg) {
     if (!cfg.destination.empty()) {
         errno = 0;
         s.file.open(cfg.destination, std::ios::out | std::ios::trunc);
-        if (!s.file)
-            throw bad_option("weft: cannot write --weft:print-counter-destination=" + cfg.destination + ": " +
-                             std::strerror(errno));
+        if (const int err = errno; !s.file)
+            throw bad_option("weft: bad value '" + cfg.destination +
+                             "' for --weft:print-counter-destination (WEFT_PRINT_COUNTER_DESTINATION): cannot write it: " +
+                             std::strerror(err));
         s.out = &s.file;
     }
     if (cfg.fmt == format::json && s.have_active) *s.out << "{\"samples\": [\n";
     if (!cfg.trace_file.empty()) {
-        // Fail now, not at exit, if the trace cannot be written.
-        std::ofstream probe(cfg.trace_file, std::ios::out | std::ios::trunc);
-        if (!probe) throw bad_option("weft: cannot write --weft:trace=" + cfg.trace_file + ": " + std::strerror(errno));
+        // Fail now, not at exit, if the trace cannot be written (append: an earlier trace
+        // stays until this one replaces it).
+        if (std::FILE* probe = std::fopen(cfg.trace_file.c_str(), "a"); probe != nullptr) {
+            std::fclose(probe);
+        } else {
+            const int err = errno;
+            throw bad_option("weft: bad value '" + cfg.trace_file + "' for --weft:trace (WEFT_TRACE): cannot write it: " +
+                             std::strerror(err));
+        }
         s.tracks = query(track_names);
     }
     s.running = true;
-    if ((cfg.interval_ms != 0 && s.have_active) || !s.tracks.empty()) s.thread = std::thread([&s] { s.thread_main(); });
+    if ((cfg.interval_ms != 0 && s.have_active) || !s.tracks.empty()) {
+        try {
+            s.thread = std::thread([&s] { s.thread_main(); });
+        } catch (const std::system_error& e) {
+            throw error(std::string("weft: cannot start the counter printer thread: ") + e.what());
+        }
+    }
 }
 }  // namespace
 
@@ -269,6 +313,7 @@ void stop_service() noexcept {
     s.cv.notify_all();
     if (s.thread.joinable()) s.thread.join();
     std::lock_guard lock(s.m);
+    errno = 0;
     try {
         s.print_locked(false, "at exit");
         if (s.cfg.fmt == format::json && s.have_active) *s.out << "\n]}\n";
@@ -277,7 +322,13 @@ void stop_service() noexcept {
         std::fprintf(stderr, "weft: could not print the counters at exit: %s\n", e.what());
     }
     s.out->flush();
-    if (s.file.is_open()) s.file.close();
+    s.check_destination_locked(errno);
+    if (s.file.is_open()) {
+        errno = 0;
+        s.file.close();  // sets failbit if the last bytes cannot be written
+        s.check_destination_locked(errno);
+    }
+    s.file.clear();
     s.out = &std::cout;
     s.active = counter_set{};
     s.have_active = false;
@@ -288,8 +339,15 @@ void write_trace(const scheduler& sch) noexcept {
     auto& s = svc();
     std::lock_guard lock(s.m);
     if (s.cfg.trace_file.empty()) return;
+    const auto failed = [&s](int err) {
+        s.write_failed_locked("weft: could not write the trace to " + s.cfg.trace_file + ": " +
+                              (err != 0 ? std::strerror(err) : "write error"));
+    };
     try {
+        errno = 0;
         std::ofstream os(s.cfg.trace_file, std::ios::out | std::ios::trunc);
+        if (!os) failed(errno);
+        errno = 0;  // from here on, set only by a failed write (a bad stream writes no more)
         const double ns = weft::detail::cycle_clock_ns_per_tick();
         const std::uint64_t t0 = sch.start_ticks();
         const auto us = [&](std::uint64_t ticks) { return number(static_cast<double>(ticks > t0 ? ticks - t0 : 0) * ns * 1e-3); };
@@ -357,17 +415,25 @@ void write_trace(const scheduler& sch) noexcept {
             }
         }
         os << "\n]}\n";
-        os.flush();
-        if (!os) std::fprintf(stderr, "weft: writing the trace %s failed\n", s.cfg.trace_file.c_str());
+        if (os.is_open()) {
+            os.close();  // flushes; sets failbit if a write, the flush or the close failed
+            if (!os) failed(errno);
+        }
         if (dropped != 0)
             std::fprintf(stderr, "weft: the trace kept the first %zu events per worker and dropped %llu more\n",
                          sch.config().trace_limit, static_cast<unsigned long long>(dropped));
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "weft: could not write the trace %s: %s\n", s.cfg.trace_file.c_str(), e.what());
+        s.write_failed_locked("weft: could not write the trace to " + s.cfg.trace_file + ": " + e.what());
     }
     s.tracks = counter_set{};
     s.track_samples.clear();
     s.cfg.trace_file.clear();
+}
+
+std::string take_write_error() {
+    auto& s = svc();
+    std::lock_guard lock(s.m);
+    return std::exchange(s.write_error, std::string());
 }
 
 }  // namespace detail

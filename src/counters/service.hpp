@@ -23,15 +23,21 @@ struct service_config {
     unsigned trace_sample_ms = 10;   ///< how often the trace samples its counter tracks
 };
 
-/// After the scheduler started: resolves the active counters, opens the destination and
-/// starts the printer thread. @throws weft::bad_counter_name, weft::bad_option (a
-/// destination that cannot be written)
+/// After the scheduler started: resolves the active counters, opens the destination,
+/// checks that the trace file can be written (created or appended to) and starts the
+/// printer thread. Errors name the option and its variable.
+/// @throws weft::bad_counter_name (a counter name), weft::bad_option (a destination or
+///         trace file that cannot be written), weft::error (no printer thread)
 void start_service(const service_config& cfg);
 /// Before the scheduler stops: stops the printer, prints the active counters a last time
 /// ("at exit") and closes the destination. Safe to call when nothing was started.
 void stop_service() noexcept;
 /// After the scheduler's workers have stopped: writes the trace file, if one was asked
-/// for. Prints a message on stderr if it cannot.
+/// for.
 void write_trace(const weft::detail::scheduler& s) noexcept;
+/// The first write error since start_service ("weft: could not write counters to FILE:
+/// <reason>" or "weft: could not write the trace to FILE: <reason>"), already printed on
+/// stderr when it happened, and forgets it; empty if none.
+std::string take_write_error();
 
 }  // namespace weft::counters::detail

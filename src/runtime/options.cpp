@@ -150,6 +150,23 @@ unsigned parse_timeout(std::string_view where, std::string_view v) {
     return static_cast<unsigned>(n);
 }
 
+std::string parse_on_deadlock(std::string_view where, std::string_view v) {
+    if (v != "auto" && v != "wait" && v != "exit")
+        fail(where, v, "auto, wait or exit (after a deadlock report: exit with code 3 only when it is certain, "
+                       "keep waiting, or exit with code 3)");
+    return std::string(v);
+}
+
+/// Without a thread count, a pretended machine starts one worker per described core: as
+/// many as --weft:threads allows at most.
+void check_topology_workers(std::string_view where, std::string_view spec) {
+    const unsigned long long workers = ext::hierarchy::machine_workers(spec);
+    if (workers > max_threads())
+        fail(where, spec,
+             "a machine of at most " + std::to_string(max_threads()) +
+                 " workers (16 per processing unit here; one per described core), or a thread count as well");
+}
+
 bool parse_flag(std::string_view where, std::string_view v) {
     if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
     if (v == "0" || v == "false" || v == "no" || v == "off" || v.empty()) return false;
@@ -176,7 +193,8 @@ constexpr option_spec options[] = {
     {"queue-public", "WEFT_QUEUE_PUBLIC", true, "N  of which at most N visible to thieves (default 20)"},
     {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
     {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
-    {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report tasks suspended forever after MS idle ms (default 1000; 0 = never)"},
+    {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report a (possible) deadlock after MS ms of idle workers with tasks suspended (default 1000; 0 = never)"},
+    {"on-deadlock", "WEFT_ON_DEADLOCK", true, "auto|wait|exit  after a deadlock report: exit with code 3 when it is certain (default), keep waiting, or exit"},
     {"print-counter", "WEFT_PRINT_COUNTER", true, "NAME  print this counter at exit (repeatable; wildcards * and ?)"},
     {"print-counter-interval", "WEFT_PRINT_COUNTER_INTERVAL", true, "MS  also print the counters every MS ms (0: at exit only)"},
     {"print-counter-format", "WEFT_PRINT_COUNTER_FORMAT", true, "text|csv|json  how counters are printed (default text)"},
@@ -204,6 +222,7 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "stack-size") cfg.stack_size = parse_stack_size(where, value);
     else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
     else if (name == "deadlock-timeout") cfg.deadlock_timeout_ms = parse_timeout(where, value);
+    else if (name == "on-deadlock") cfg.on_deadlock = parse_on_deadlock(where, value);
     else if (name == "print-counter") {
         if (value.empty()) fail(where, value, "a counter name such as /threads{locality#0/total}/idle-rate (see --weft:list-counters)");
         cfg.print_counters.emplace_back(value);
@@ -238,20 +257,42 @@ std::string known_options() {
     return s;
 }
 
+/// The names (after --weft:) of the options argv gives, before a lone "--".
+std::vector<std::string_view> command_line_names(int argc, char** argv) {
+    std::vector<std::string_view> names;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--") break;
+        if (arg.starts_with(prefix)) names.push_back(arg.substr(prefix.size(), arg.find('=') - prefix.size()));
+    }
+    return names;
+}
+
 }  // namespace
 
 runtime_config parse_runtime_options(int& argc, char** argv, const env_lookup& getenv_fn) {
     runtime_config cfg;
     const env_lookup lookup = getenv_fn ? getenv_fn : env_lookup([](const char* n) { return std::getenv(n); });
+    // Where each value came from, for errors that involve two options.
+    std::vector<std::pair<std::string_view, std::string>> given;
+    const auto where_given = [&given](std::string_view name) -> std::string {
+        for (auto it = given.rbegin(); it != given.rend(); ++it)
+            if (it->first == name) return it->second;
+        return {};
+    };
+    // The command line wins: a variable whose option argv gives is not even parsed (a
+    // repeatable option's command-line values replace the variable's).
+    const std::vector<std::string_view> on_command_line = command_line_names(argc, argv);
     for (const auto& o : options) {
         if (o.env == nullptr) continue;
-        if (const char* v = lookup(o.env)) apply(cfg, o.name, o.env, v);
+        if (std::find(on_command_line.begin(), on_command_line.end(), o.name) != on_command_line.end()) continue;
+        if (const char* v = lookup(o.env)) {
+            apply(cfg, o.name, o.env, v);
+            given.emplace_back(o.name, o.env);
+        }
     }
     int out = argc > 0 ? 1 : 0;
     bool passthrough = false;
-    // A repeatable option: the command line's values replace the environment's.
-    const std::size_t counters_from_env = cfg.print_counters.size();
-    bool counters_from_command_line = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (passthrough || !arg.starts_with(prefix)) {
@@ -274,18 +315,26 @@ runtime_config parse_runtime_options(int& argc, char** argv, const env_lookup& g
         if (!spec->takes_value && eq != std::string_view::npos)
             throw bad_option("weft: option --weft:" + std::string(name) + " takes no value (got '" +
                              std::string(arg) + "')");
-        if (name == "print-counter" && !counters_from_command_line) {
-            counters_from_command_line = true;
-            cfg.print_counters.erase(cfg.print_counters.begin(),
-                                     cfg.print_counters.begin() + static_cast<std::ptrdiff_t>(counters_from_env));
-        }
         apply(cfg, name, "--weft:" + std::string(name),
               eq == std::string_view::npos ? std::string_view{"1"} : body.substr(eq + 1));
+        given.emplace_back(spec->name, "--weft:" + std::string(name));
     }
     // Only a slot that held a removed option is known to be argv's: a hand-made argv
     // (or the default constructor's empty one) may end at argv[argc - 1].
     if (out < argc) argv[out] = nullptr;
     argc = out;
+
+    if (cfg.queue_public > cfg.queue_bound) {
+        const std::string bound = std::to_string(cfg.queue_bound);
+        const std::string bound_from = where_given("queue-bound");
+        if (const std::string from = where_given("queue-public"); !from.empty())
+            fail(from, std::to_string(cfg.queue_public),
+                 "at most the queue bound (" + bound + (bound_from.empty() ? ", the default" : ", from " + bound_from) +
+                     "): the public part is a part of the queue");
+        fail(bound_from, bound, "at least the queue's public part (" + std::to_string(cfg.queue_public) + ", the default)");
+    }
+    if (cfg.threads == 0 && !cfg.synthetic_topology.empty())
+        check_topology_workers(where_given("topology"), cfg.synthetic_topology);
     return cfg;
 }
 
@@ -297,6 +346,8 @@ void validate(const runtime_config& cfg) {
     parse_xqueue_domains("runtime_config::xqueue_domains", cfg.xqueue_domains);
     parse_hierarchy("runtime_config::hierarchy", cfg.hierarchy);
     parse_topology_spec("runtime_config::synthetic_topology", cfg.synthetic_topology);
+    if (cfg.threads == 0 && !cfg.synthetic_topology.empty())
+        check_topology_workers("runtime_config::synthetic_topology", cfg.synthetic_topology);
     parse_steal_attempts("runtime_config::steal_attempts", cfg.steal_attempts);
     parse_steal_chunk("runtime_config::steal_chunk", cfg.steal_chunk);
     parse_queue_size("runtime_config::queue_bound", std::to_string(cfg.queue_bound));
@@ -311,6 +362,8 @@ void validate(const runtime_config& cfg) {
              "milliseconds from 0 (at exit only) to 3600000");
     if (cfg.stack_size != 0 && (cfg.stack_size < 16 * 1024 || cfg.stack_size > max_stack_size))
         fail("runtime_config::stack_size", std::to_string(cfg.stack_size), "0 (default) or 16384 to 1073741824");
+    parse_timeout("runtime_config::deadlock_timeout_ms", std::to_string(cfg.deadlock_timeout_ms));
+    parse_on_deadlock("runtime_config::on_deadlock", cfg.on_deadlock);
 }
 
 void print_runtime_help(std::ostream& os) {

@@ -14,47 +14,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 namespace weft {
 
 runtime::runtime() {
     int argc = 0;
     char* argv[] = {nullptr};
-    try {
-        cfg_ = parse_runtime_options(argc, argv);
-    } catch (const bad_option& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        std::exit(2);
-    }
-    start();
+    start_program(argc, argv);
 }
 
-runtime::runtime(int& argc, char** argv) {
-    try {
-        cfg_ = parse_runtime_options(argc, argv);
-        validate(cfg_);
-    } catch (const bad_option& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        std::exit(2);
-    }
-    if (cfg_.help) {
-        print_runtime_help(std::cout);
-        std::cout.flush();
-        std::exit(0);
-    }
-    try {
-        start();
-    } catch (const bad_option& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        std::exit(2);
-    }
-    if (cfg_.list_counters) {
-        counters::print_list(std::cout);
-        std::cout.flush();
-        stop();
-        std::exit(0);
-    }
-}
+runtime::runtime(int& argc, char** argv) { start_program(argc, argv); }
 
 runtime::runtime(const runtime_config& cfg) : cfg_(cfg) {
     validate(cfg_);
@@ -62,7 +32,47 @@ runtime::runtime(const runtime_config& cfg) : cfg_(cfg) {
     if (cfg_.list_counters) counters::print_list(std::cout);
 }
 
-runtime::~runtime() { stop(); }
+runtime::~runtime() {
+    try {
+        stop();
+    } catch (const error&) {
+        // A write error: printed on stderr when it happened; a destructor cannot report more.
+    }
+}
+
+// The program-level constructors' one path: an option error (parsing, validation, or a
+// value found bad only at start, such as a counter name or an unwritable file) exits with
+// code 2, a runtime that cannot start (a worker thread) with code 1.
+void runtime::start_program(int& argc, char** argv) {
+    try {
+        cfg_ = parse_runtime_options(argc, argv);
+        validate(cfg_);
+        if (cfg_.help) {
+            print_runtime_help(std::cout);
+            std::cout.flush();
+            std::exit(0);
+        }
+        start();
+    } catch (const bad_option& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        std::exit(2);
+    } catch (const runtime_state_error&) {
+        throw;  // a second runtime: the program's mistake, not the machine's
+    } catch (const error& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        std::exit(1);
+    }
+    if (cfg_.list_counters) {
+        counters::print_list(std::cout);
+        std::cout.flush();
+        try {
+            stop();
+        } catch (const error&) {
+            std::exit(1);  // printed when it happened
+        }
+        std::exit(0);
+    }
+}
 
 void runtime::start() {
     const topology& topo = cfg_.topology ? *cfg_.topology : topology::machine();
@@ -86,7 +96,7 @@ void runtime::start() {
                                 {"steal-chunk", cfg_.steal_chunk},
                                 {"queue-bound", std::to_string(cfg_.queue_bound)},
                                 {"queue-public", std::to_string(cfg_.queue_public)}};
-    sched_ = std::make_unique<detail::scheduler>(sc);
+    sched_ = std::make_unique<detail::scheduler>(sc);  // may throw bad_option: a policy's worker bound
     cfg_.threads = sched_->num_workers();
     cfg_.stack_size = sched_->stack_size();
     if (cfg_.print_topology) {
@@ -100,7 +110,13 @@ void runtime::start() {
         }
         std::cout.flush();
     }
-    sched_->start();
+    try {
+        sched_->start();  // throws weft::error if a thread cannot start, having stopped the others
+    } catch (...) {
+        counters::detail::forget_hardware(sched_.get());
+        sched_.reset();
+        throw;
+    }
     counters::detail::service_config cc;
     cc.print = cfg_.print_counters;
     cc.interval_ms = cfg_.print_counter_interval_ms;
@@ -136,6 +152,8 @@ void runtime::stop() {
     counters::detail::write_trace(*sched_);
     counters::detail::forget_hardware(sched_.get());
     sched_.reset();
+    // Counters or a trace that could not be written: already on stderr; stopped all the same.
+    if (std::string why = counters::detail::take_write_error(); !why.empty()) throw error(why);
 }
 
 unsigned runtime::num_workers() const noexcept { return cfg_.threads; }

@@ -487,10 +487,23 @@ void scheduler::start() {
     cycle_clock_ns_per_tick();  // starts the tick-to-ns calibration
     start_ticks_ = cycle_clock_now();
     started_ = true;
-    timer_thread_ = std::thread([this] { timer_main(); });
-    for (auto& w : workers_) {
-        worker* wp = w.get();
-        wp->thread = std::thread([this, wp] { worker_main(wp); });
+    // A thread the system refuses (ulimit -v, too many threads) is not an option error:
+    // stop the threads that did start (they find nothing to run), then say which failed.
+    try {
+        timer_thread_ = std::thread([this] { timer_main(); });
+    } catch (const std::system_error& e) {
+        stop();
+        throw weft::error(std::string("weft: cannot start the timer thread: ") + e.what());
+    }
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+        worker* wp = workers_[i].get();
+        try {
+            wp->thread = std::thread([this, wp] { worker_main(wp); });
+        } catch (const std::system_error& e) {
+            stop();
+            throw weft::error("weft: cannot start worker thread " + std::to_string(i + 1) + " of " +
+                              std::to_string(workers_.size()) + ": " + e.what());
+        }
     }
     // Every worker's thread id is known once start() returns (hardware counters open
     // per thread). acquire: pairs with the release store in worker_main.

@@ -57,10 +57,14 @@ struct runtime_config {
     std::size_t stack_size = 0;
     /// Print the machine topology and the worker placement at start.
     bool print_topology = false;
-    /// How long runtime::wait() lets "every worker idle, no timer pending, yet tasks
-    /// suspended" last before it reports a deadlock and exits with code 3; 0 = never
-    /// report (wait forever: for programs whose tasks wait on threads outside weft).
+    /// How long every worker must stay idle, with no timer pending and tasks suspended,
+    /// before the runtime reports a (possible) deadlock on stderr; 0 = never report.
     unsigned deadlock_timeout_ms = 1000;
+    /// What happens after a deadlock report: "auto" (the default) exits with code 3 only
+    /// when the deadlock is certain (every stuck task waits on something only a task can
+    /// complete), otherwise keeps waiting; "wait" always keeps waiting; "exit" always
+    /// exits with code 3.
+    std::string on_deadlock = "auto";
     /// --weft:help was given: print the options and do not start.
     bool help = false;
 
@@ -95,14 +99,20 @@ struct runtime_config {
 using env_lookup = std::function<const char*(const char*)>;
 
 /// Builds a configuration from WEFT_* variables and the --weft:* options in argv, and
-/// removes those options from argv (argc is updated; argv[argc] stays nullptr).
-/// Arguments after a lone "--" are left alone.
-/// @throws weft::bad_option naming the option and what it accepts, for an unknown
-///         --weft: option or a malformed value.
+/// removes those options from argv (argc is updated). argv need not end in a nullptr:
+/// argv[argc] is set to nullptr only when options were removed (that slot held one).
+/// Arguments after a lone "--" are left alone. The command line wins: a variable whose
+/// option argv gives is not read at all.
+/// @throws weft::bad_option naming the option or variable and what it accepts, for an
+///         unknown --weft: option, a malformed value, a queue-public above the
+///         queue-bound, or a topology of more workers than --weft:threads allows (without
+///         a thread count).
 runtime_config parse_runtime_options(int& argc, char** argv, const env_lookup& getenv = {});
 
-/// Checks a configuration made in code (thread bound, scheduler name, stack size).
-/// @throws weft::bad_option
+/// Checks a configuration made in code: every field's range or name as the options
+/// check them, and the combinations (queue_public <= queue_bound, a synthetic_topology's
+/// workers under the thread bound when threads is 0). Files are checked at start.
+/// @throws weft::bad_option naming the runtime_config field
 void validate(const runtime_config& cfg);
 
 /// Prints the --weft:* options, their WEFT_* variables and accepted values.

@@ -2,6 +2,7 @@
 // control.
 #pragma once
 
+#include <weft/config/errors.hpp>
 #include <weft/futures/future.hpp>
 #include <weft/runtime/options.hpp>
 
@@ -29,25 +30,48 @@ class scheduler;
 /// @endcode
 class runtime {
 public:
-    /// Defaults overridden by the WEFT_* environment.
+    /// Defaults overridden by the WEFT_* environment; otherwise as runtime(argc, argv)
+    /// with no arguments.
     runtime();
-    /// Defaults, WEFT_* environment, then the --weft:* options of argv, which are removed.
-    /// An unknown or malformed option prints a message naming it and exits with code 2;
-    /// --weft:help prints the options and exits with code 0.
+    /// Defaults, WEFT_* environment, then the --weft:* options of argv, which are removed
+    /// (argv need not end in a nullptr: argv[argc] is written only where an option was).
+    /// A variable whose option argv gives is ignored, not even parsed. An unknown or bad
+    /// option or variable prints one line naming it and what it accepts and exits with
+    /// code 2: a malformed value, a configuration validate() rejects, or one found bad
+    /// only at start (a counter name that matches nothing, a counter destination, trace,
+    /// adaptation log or history file that cannot be opened for writing, or for reading
+    /// and appending). A runtime that cannot start for another reason (a worker thread
+    /// the system refuses) prints the weft::error and exits with code 1. --weft:help
+    /// prints the options and exits with code 0; --weft:list-counters prints the counters
+    /// and exits with code 0.
     runtime(int& argc, char** argv);
-    /// Exactly this configuration. @throws weft::bad_option, weft::runtime_state_error
+    /// Exactly this configuration, validated (validate()), started as the constructors
+    /// above do, but with exceptions where they exit.
+    /// @throws weft::bad_option (weft::bad_counter_name) for a bad configuration value or
+    ///         a file that cannot be written; weft::runtime_state_error if a runtime is
+    ///         already running; weft::error ("weft: cannot start worker thread N of M:
+    ///         ...") if a thread cannot be created, after stopping those that started.
     explicit runtime(const runtime_config& cfg);
     runtime(const runtime&) = delete;
     runtime& operator=(const runtime&) = delete;
-    /// stop()
+    /// stop(); a write error it would throw was already printed on stderr and is dropped.
     ~runtime();
 
     /// Blocks the calling thread until every task spawned so far, and every task those
-    /// spawn, has finished. If tasks remain suspended on something that can never
-    /// complete (nothing runnable, no timer pending), reports them by name on stderr
-    /// and ends the process with exit code 3 instead of hanging.
+    /// spawn, has finished. If tasks stay suspended with nothing runnable and no timer
+    /// pending for runtime_config::deadlock_timeout_ms, reports them by name on stderr;
+    /// then exits with code 3 or keeps waiting as runtime_config::on_deadlock says.
     void wait();
-    /// wait(), then stops and joins the workers. Idempotent.
+    /// wait(), then stops and joins the workers, prints the counters a last time and
+    /// writes the trace. Idempotent.
+    ///
+    /// Counters or a trace that could not be written (a full disk: the destination or the
+    /// trace file fails a write, flush or close) are reported on stderr when it happens
+    /// ("weft: could not write counters to FILE: <reason>", "weft: could not write the
+    /// trace to FILE: <reason>"); once everything has stopped, stop() then throws a
+    /// weft::error with that message, so that the program can end with a non-zero code.
+    /// weft::run does so (returns 1); the destructor cannot, and only the message remains.
+    /// @throws weft::error, as above.
     void stop();
 
     /// The configuration in force (threads resolved to the actual worker count).
@@ -58,6 +82,7 @@ public:
     std::vector<std::uint64_t> tasks_per_worker() const;
 
 private:
+    void start_program(int& argc, char** argv);
     void start();
 
     runtime_config cfg_;
@@ -68,8 +93,10 @@ private:
 /// `fn(argc, argv)` as the first task (named "main", argv without the --weft: options),
 /// waits until it and every task it spawned have finished, stops the runtime and
 /// returns fn's result (0 if fn returns void). An exception escaping fn is rethrown
-/// here after the runtime stopped. For option errors, --weft:help and deadlocks see
-/// weft::runtime.
+/// here after the runtime stopped. If the counters or the trace could not be written
+/// (see runtime::stop; the message is on stderr) and fn returned 0, returns 1. For option
+/// errors (exit code 2), a runtime that cannot start (exit code 1), --weft:help and
+/// deadlocks see weft::runtime.
 template <class F>
     requires std::is_invocable_v<F&, int, char**>
 int run(int argc, char** argv, F&& fn) {
@@ -83,8 +110,14 @@ int run(int argc, char** argv, F&& fn) {
         }
     });
     root.wait();
-    rt.stop();
-    return root.get();
+    bool write_failed = false;
+    try {
+        rt.stop();
+    } catch (const error&) {
+        write_failed = true;  // already on stderr
+    }
+    const int result = root.get();
+    return result == 0 && write_failed ? 1 : result;
 }
 
 }  // namespace weft

@@ -6,7 +6,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -86,6 +89,72 @@ TEST(options, environment_is_read_and_the_command_line_wins) {
     EXPECT_TRUE(parse({"prog", "--weft:help"}).help);
 }
 
+TEST(options, a_variable_whose_option_is_given_is_not_parsed) {
+    // The command line wins: a bad variable does not matter when its option is given.
+    EXPECT_EQ(parse({"prog", "--weft:threads=2"}, {{"WEFT_THREADS", "abc"}}).threads, 2u);
+    EXPECT_EQ(parse({"prog", "--weft:stack-size=64K"}, {{"WEFT_STACK_SIZE", "huge"}}).stack_size, 64u * 1024);
+    EXPECT_EQ(parse({"prog", "--weft:on-deadlock=wait"}, {{"WEFT_ON_DEADLOCK", "never"}}).on_deadlock, "wait");
+    // Only the given option's variable: the others are still read, and still checked.
+    const auto c = parse({"prog", "--weft:threads=2"}, {{"WEFT_THREADS", "abc"}, {"WEFT_BIND", "none"}});
+    EXPECT_FALSE(c.bind);
+    EXPECT_NE(error_of({"prog", "--weft:threads=2"}, {{"WEFT_BIND", "scatter"}}).find("WEFT_BIND"), std::string::npos);
+    // After a lone "--", nothing is an option, so the variable is read.
+    EXPECT_NE(error_of({"prog", "--", "--weft:threads=2"}, {{"WEFT_THREADS", "abc"}}).find("WEFT_THREADS"),
+              std::string::npos);
+    EXPECT_EQ(parse({"prog", "--", "--weft:threads=2"}, {{"WEFT_THREADS", "3"}}).threads, 3u);
+    // A repeatable option: the command line's values replace the variable's.
+    EXPECT_EQ(parse({"prog", "--weft:print-counter=/a/b", "--weft:print-counter=/c/d"},
+                    {{"WEFT_PRINT_COUNTER", "/e/f"}})
+                  .print_counters,
+              (std::vector<std::string>{"/a/b", "/c/d"}));
+}
+
+TEST(options, on_deadlock_is_auto_wait_or_exit) {
+    EXPECT_EQ(parse({"prog"}).on_deadlock, "auto");
+    EXPECT_EQ(parse({"prog", "--weft:on-deadlock=wait"}).on_deadlock, "wait");
+    EXPECT_EQ(parse({"prog", "--weft:on-deadlock=exit"}).on_deadlock, "exit");
+    EXPECT_EQ(parse({"prog"}, {{"WEFT_ON_DEADLOCK", "exit"}}).on_deadlock, "exit");
+    for (const char* bad : {"--weft:on-deadlock=", "--weft:on-deadlock=never", "--weft:on-deadlock=AUTO"}) {
+        const std::string e = error_of({"prog", bad});
+        EXPECT_NE(e.find("for --weft:on-deadlock: expected auto, wait or exit"), std::string::npos) << bad << ": " << e;
+    }
+    EXPECT_NE(error_of({"prog"}, {{"WEFT_ON_DEADLOCK", "1"}}).find("WEFT_ON_DEADLOCK"), std::string::npos);
+    EXPECT_NE(error_of({"prog", "--weft:on-deadlock"}).find("needs a value"), std::string::npos);
+    weft::runtime_config c;
+    c.on_deadlock = "sometimes";
+    EXPECT_THROW(weft::validate(c), weft::bad_option);
+    c.on_deadlock = "wait";
+    EXPECT_NO_THROW(weft::validate(c));
+}
+
+TEST(options, the_public_queue_part_fits_in_the_bound) {
+    EXPECT_EQ(parse({"prog", "--weft:queue-bound=8", "--weft:queue-public=8"}).queue_public, 8u);
+    std::string e = error_of({"prog"}, {{"WEFT_QUEUE_PUBLIC", "50"}});
+    EXPECT_NE(e.find("bad value '50' for WEFT_QUEUE_PUBLIC: expected at most the queue bound (40, the default)"),
+              std::string::npos) << e;
+    e = error_of({"prog", "--weft:queue-bound=10", "--weft:queue-public=11"});
+    EXPECT_NE(e.find("for --weft:queue-public: expected at most the queue bound (10, from --weft:queue-bound)"),
+              std::string::npos) << e;
+    e = error_of({"prog", "--weft:queue-bound=10"});  // the default public part, 20, does not fit
+    EXPECT_NE(e.find("bad value '10' for --weft:queue-bound: expected at least the queue's public part (20"),
+              std::string::npos) << e;
+}
+
+TEST(options, a_pretended_machine_without_a_thread_count_stays_under_the_thread_bound) {
+    EXPECT_EQ(parse({"prog", "--weft:topology=sockets:2,cores:4"}).synthetic_topology, "sockets:2,cores:4");
+    std::string e = error_of({"prog", "--weft:topology=cores:600"});
+    EXPECT_NE(e.find("bad value 'cores:600' for --weft:topology: expected a machine of at most"), std::string::npos) << e;
+    e = error_of({"prog"}, {{"WEFT_TOPOLOGY", "sockets:100,cores:100"}});
+    EXPECT_NE(e.find("WEFT_TOPOLOGY"), std::string::npos) << e;
+    // With a thread count the machine only shapes the hierarchy.
+    EXPECT_EQ(parse({"prog", "--weft:topology=cores:600", "--weft:threads=2"}).threads, 2u);
+    weft::runtime_config c;
+    c.synthetic_topology = "cores:600";
+    EXPECT_THROW(weft::validate(c), weft::bad_option);
+    c.threads = 2;
+    EXPECT_NO_THROW(weft::validate(c));
+}
+
 TEST(options, malformed_values_name_the_option_and_what_it_accepts) {
     for (const char* bad : {"--weft:threads=-3", "--weft:threads=abc", "--weft:threads=0", "--weft:threads=",
                             "--weft:threads=100000", "--weft:threads=2x"}) {
@@ -144,8 +213,46 @@ TEST(options, help_lists_every_option_and_policy) {
     std::ostringstream os;
     weft::print_runtime_help(os);
     for (const char* s : {"--weft:threads", "--weft:scheduler", "--weft:bind", "--weft:stack-size",
-                          "--weft:print-topology", "--weft:deadlock-timeout", "--weft:help", "WEFT_THREADS", "local-priority", "single"})
+                          "--weft:print-topology", "--weft:deadlock-timeout", "--weft:on-deadlock=auto|wait|exit",
+                          "WEFT_ON_DEADLOCK", "--weft:help", "WEFT_THREADS", "local-priority", "single"})
         EXPECT_NE(os.str().find(s), std::string::npos) << s;
+}
+
+// Each "--weft:NAME" and "WEFT_VAR" in `text`.
+std::set<std::string> names_in(const std::string& text) {
+    std::set<std::string> names;
+    for (const char* pattern : {"--weft:[a-z-]+[a-z]", "WEFT_[A-Z_]+[A-Z]"}) {
+        const std::regex re(pattern);
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+            names.insert(it->str());
+    }
+    return names;
+}
+
+TEST(options, the_readme_table_lists_what_help_prints) {
+    // This file is tests/unit/runtime/options_test.cpp; the README is at the top.
+    const std::string here = __FILE__;
+    std::ifstream readme(here.substr(0, here.rfind("tests/unit/runtime/")) + "README.md");
+    if (!readme) GTEST_SKIP() << "no README.md next to " << here;
+    std::string table;
+    bool in_section = false;
+    for (std::string line; std::getline(readme, line);) {
+        if (line.starts_with("## ")) in_section = line == "## Runtime options";
+        else if (in_section && line.starts_with("| `--weft:"))
+            table += line.substr(0, line.find(" | ", line.find(" | ") + 3)) + '\n';  // option and variable columns
+    }
+    // From each help line, the option (up to its '=' or first space) and the [WEFT_*].
+    std::ostringstream help;
+    weft::print_runtime_help(help);
+    std::string help_lines;
+    std::istringstream in(help.str());
+    for (std::string line; std::getline(in, line);) {
+        if (!line.starts_with("  --weft:")) continue;
+        help_lines += line.substr(0, line.find_first_of("= ", 2));
+        if (line.ends_with("]")) help_lines += " " + line.substr(line.rfind('['));
+        help_lines += '\n';
+    }
+    EXPECT_EQ(names_in(table), names_in(help_lines)) << "README table:\n" << table << "--weft:help:\n" << help_lines;
 }
 
 // ---------------------------------------------------------------------------------
