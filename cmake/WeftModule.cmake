@@ -5,6 +5,11 @@ include_guard(GLOBAL)
 add_library(weft_options INTERFACE)
 add_library(weft::options ALIAS weft_options)
 target_compile_features(weft_options INTERFACE cxx_std_20)
+# Every task runs on a small stack above a guard region (src/platform/stack.cpp): with
+# stack-clash protection a frame larger than a page is probed page by page, so an
+# overflow always meets the guard and is reported, never written past it. Exported: the
+# user's task code is what overflows.
+target_compile_options(weft_options INTERFACE -fstack-clash-protection)
 set(_weft_warn -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
     -Wcast-align -Wunused -Woverloaded-virtual -Wconversion -Wsign-conversion)
 if(WEFT_WARNINGS_AS_ERRORS)

@@ -52,7 +52,8 @@ stack allocate_stack(std::size_t usable_bytes) {
     const std::size_t page = page_size();
     stack s;
     s.size = round_stack_size(usable_bytes);
-    s.mapping_size = s.size + page;
+    const std::size_t guard = (stack_guard_size + page - 1) / page * page;
+    s.mapping_size = s.size + guard;
     void* p = ::mmap(nullptr, s.mapping_size, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (p == MAP_FAILED) {
@@ -61,15 +62,15 @@ stack allocate_stack(std::size_t usable_bytes) {
                                 "weft: cannot map a task stack of " + std::to_string(s.size) +
                                     " bytes" + (err == ENOMEM ? " (" + map_count_hint() + ")" : ""));
     }
-    if (::mprotect(p, page, PROT_NONE) != 0) {
+    if (::mprotect(p, guard, PROT_NONE) != 0) {
         const int err = errno;
         ::munmap(p, s.mapping_size);
         throw std::system_error(err, std::generic_category(),
-                                "weft: cannot protect the guard page of a task stack" +
+                                "weft: cannot protect the guard region of a task stack" +
                                     (err == ENOMEM ? " (" + map_count_hint() + ")" : std::string{}));
     }
     s.mapping = p;
-    s.bottom = static_cast<char*>(p) + page;
+    s.bottom = static_cast<char*>(p) + guard;
     return s;
 }
 

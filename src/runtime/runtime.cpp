@@ -87,6 +87,10 @@ void runtime::start() {
     sc.topo = cfg_.topology;
     sc.stack_size = cfg_.stack_size != 0 ? cfg_.stack_size : detail::default_stack_size;
     sc.deadlock_timeout = std::chrono::milliseconds(cfg_.deadlock_timeout_ms);
+    using action = detail::scheduler_config::deadlock_action;
+    sc.on_deadlock = cfg_.on_deadlock == "exit"   ? action::exit
+                     : cfg_.on_deadlock == "wait" ? action::wait
+                                                  : action::exit_if_certain;  // "auto", checked by validate()
     sc.timing = cfg_.counter_timing;
     sc.tracing = !cfg_.trace_file.empty();
     sc.policy_options.values = {{"xqueue-domains", cfg_.xqueue_domains},
@@ -145,6 +149,7 @@ void runtime::wait() {
 
 void runtime::stop() {
     if (!sched_) return;
+    sched_->close_entry();  // threads outside weft can no longer add tasks: the wait below ends
     sched_->wait_for_quiescence();
     adapt::detail::stop_engine();  // no policy runs once the counters stop
     counters::detail::stop_service();  // the last print ("at exit") sees the final counts

@@ -14,8 +14,10 @@
 #include <weft/sched/detail/core.hpp>
 
 #include <cxxabi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +28,8 @@
 #include <string>
 #include <new>
 #include <typeinfo>
+#include <mutex>
+#include <vector>
 #include <utility>
 
 namespace weft::detail {
@@ -38,6 +42,60 @@ thread_local worker* tl_worker __attribute__((tls_model("initial-exec"))) = null
 
 std::atomic<scheduler*> g_active{nullptr};
 std::atomic<std::uint64_t> g_external_task_seq{0};
+
+// The entry for threads outside the runtime (the main thread, I/O threads, the timer
+// and counter threads): spawn, resume and timers from there pass through it, so that
+// stop() never frees a scheduler that such a thread is still using, and a spawn either
+// runs or throws. The low bits count the threads inside. entry_closed: new tasks from
+// outside are refused (stop() has begun); entry_gone: everything is (no runtime, or
+// its workers are stopping). All seq_cst: a thread that entered before stop() set a
+// bit is waited for; one that enters after it sees the bit.
+constexpr std::uint64_t entry_closed = std::uint64_t{1} << 63;
+constexpr std::uint64_t entry_gone = std::uint64_t{1} << 62;
+constexpr std::uint64_t entry_count = entry_gone - 1;
+std::atomic<std::uint64_t> g_entry{entry_closed | entry_gone};
+
+// Sets `bits` on the entry, then waits until no thread is inside it.
+void close_entry_bits(std::uint64_t bits) noexcept {
+    g_entry.fetch_or(bits);
+    while ((g_entry.load() & entry_count) != 0) std::this_thread::yield();
+}
+// Set in the child of a fork() taken while a runtime ran: its workers do not exist there.
+std::atomic<bool> g_forked_child{false};
+
+// A pass through the entry: `sched` is the running scheduler, or null when the entry is
+// closed (then nothing may be touched; the caller throws or reports).
+class outside_entry {
+public:
+    /// `spawning`: the caller brings a new task (refused once stop() has begun); else
+    /// it acts on tasks that exist (a resume, a timer), allowed until the workers stop.
+    explicit outside_entry(bool spawning) noexcept {
+        if ((g_entry.fetch_add(1) & (spawning ? entry_closed | entry_gone : entry_gone)) != 0) {
+            g_entry.fetch_sub(1);
+            return;
+        }
+        sched = g_active.load(std::memory_order_acquire);  // non-null while the entry is open
+    }
+    ~outside_entry() {
+        if (sched != nullptr) g_entry.fetch_sub(1);
+    }
+    outside_entry(const outside_entry&) = delete;
+    outside_entry& operator=(const outside_entry&) = delete;
+
+    scheduler* sched = nullptr;
+};
+
+[[noreturn]] void throw_no_runtime(const char* what) {
+    if (g_forked_child.load(std::memory_order_relaxed))  // relaxed: set once, in a one-thread child
+        throw runtime_state_error(std::string("weft: ") + what +
+                                  ": this process is the child of a fork() taken while a weft runtime ran, and that "
+                                  "runtime's workers do not exist here; start a new weft::runtime in the child "
+                                  "(after the parent's has stopped) or exec");
+    if (g_active.load(std::memory_order_acquire) != nullptr)
+        throw runtime_state_error(std::string("weft: ") + what + ": the runtime is stopping");
+    throw runtime_state_error(std::string("weft: ") + what +
+                              ": no runtime is running; start one with weft::run() or a weft::runtime object");
+}
 
 // How long an idle worker keeps looking for work before it parks. Waking a parked worker
 // costs a futex call and, on a VM, a virtual CPU wake-up (hundreds of microseconds), so
@@ -186,7 +244,7 @@ void execute(task* t) noexcept {
     t->last_worker = w->index;
     w->stats.resumed_runs.add();
     begin_phase(w, t, true, phase_clock(w));
-    target->suspended_task.store(nullptr, std::memory_order_relaxed);
+    target->suspended_task.store(nullptr, std::memory_order_relaxed);  // relaxed: the report reads only tasks that stay suspended
     w->set_current_ctx(target);
     w->current_task = t;
     before_switch(&abandoned->fiber, true, target->fiber);
@@ -319,7 +377,9 @@ transfer_t on_exit_landing(transfer_t tr) noexcept {
 }
 
 // ---------------------------------------------------------------------------------
-// Stack overflow: a SIGSEGV in the guard page of the running task's stack.
+// Faults in tasks: a SIGSEGV in the guard region of the running task's stack is a stack
+// overflow and says so; any other SIGSEGV or SIGBUS inside a task names the task, then
+// takes its usual course (the previous handler: a sanitizer's, or the default).
 
 struct sigaction g_previous_segv {};
 std::once_flag g_segv_once;
@@ -340,35 +400,82 @@ void write_u64(std::uint64_t v) noexcept {
     write_str(p);
 }
 
-void segv_handler(int sig, siginfo_t* info, void* uctx) {
-    worker* w = tl_worker;
-    if (w != nullptr && w->current_ctx != nullptr &&
-        w->current_ctx->stk.guard_contains(info->si_addr, 64 * 1024)) {
-        const task* t = w->current_task;
-        write_str("weft: stack overflow in task ");
-        if (t != nullptr && t->name != nullptr) {
-            write_str("'");
-            write_str(t->name);
-            write_str("'");
-        } else {
-            write_str("#");
-            write_u64(t != nullptr ? t->id : 0);
-        }
-        write_str(" (stack size ");
-        write_u64(w->current_ctx->stk.size);
-        write_str(t != nullptr && (t->flags & task_flag_own_stack) != 0
-                      ? " bytes); raise its task_attributes::stack_size\n"
-                      : " bytes); raise --weft:stack-size\n");
-        std::abort();
+void write_hex(std::uintptr_t v) noexcept {
+    char buf[2 + 16 + 1];
+    char* p = buf + sizeof buf;
+    *--p = '\0';
+    do {
+        *--p = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v != 0);
+    *--p = 'x';
+    *--p = '0';
+    write_str(p);
+}
+
+void write_task(const task* t) noexcept {
+    if (t != nullptr && t->name != nullptr) {
+        write_str("'");
+        write_str(t->name);
+        write_str("'");
+    } else {
+        write_str("#");
+        write_u64(t != nullptr ? t->id : 0);
     }
-    // Not ours: hand the fault to whoever handled it before us (a sanitizer, or the default).
-    if (g_previous_segv.sa_flags & SA_SIGINFO) {
-        if (g_previous_segv.sa_sigaction != nullptr) {
-            g_previous_segv.sa_sigaction(sig, info, uctx);
+}
+
+// The stack pointer at the fault, or 0 where we do not know how to read it.
+std::uintptr_t fault_stack_pointer(void* uctx) noexcept {
+#if defined(__x86_64__)
+    return static_cast<std::uintptr_t>(static_cast<const ucontext_t*>(uctx)->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+    return static_cast<std::uintptr_t>(static_cast<const ucontext_t*>(uctx)->uc_mcontext.sp);
+#else
+    (void)uctx;
+    return 0;
+#endif
+}
+
+struct sigaction g_previous_bus {};
+
+void fault_handler(int sig, siginfo_t* info, void* uctx) {
+    worker* w = tl_worker;
+    if (w != nullptr && w->current_ctx != nullptr) {
+        const stack& stk = w->current_ctx->stk;
+        const task* t = w->current_task;
+        // An overflow: the fault is in the guard region (or just below it: a frame larger
+        // than the region), or the stack pointer itself has left the stack downwards.
+        const std::uintptr_t sp = fault_stack_pointer(uctx);
+        const bool sp_below = sp != 0 && sp < reinterpret_cast<std::uintptr_t>(stk.bottom) &&
+                              sp + stack_guard_size * 4 >= reinterpret_cast<std::uintptr_t>(stk.mapping);
+        if (sig == SIGSEGV && (stk.guard_contains(info->si_addr, 64 * 1024) || sp_below)) {
+            write_str("weft: stack overflow in task ");
+            write_task(t);
+            write_str(" (stack size ");
+            write_u64(stk.size);
+            write_str(t != nullptr && (t->flags & task_flag_own_stack) != 0
+                          ? " bytes); raise its task_attributes::stack_size\n"
+                          : " bytes); raise --weft:stack-size\n");
+            std::abort();
+        }
+        if (t != nullptr) {
+            // Not an overflow, but the user will want to know which task faulted.
+            write_str(sig == SIGSEGV ? "weft: SIGSEGV (invalid memory access at " : "weft: SIGBUS (bus error at ");
+            write_hex(reinterpret_cast<std::uintptr_t>(info->si_addr));
+            write_str(") in task ");
+            write_task(t);
+            write_str("\n");
+        }
+    }
+    // Hand the fault on to whoever handled it before us (a sanitizer, or the default).
+    const struct sigaction& previous = sig == SIGSEGV ? g_previous_segv : g_previous_bus;
+    if (previous.sa_flags & SA_SIGINFO) {
+        if (previous.sa_sigaction != nullptr) {
+            previous.sa_sigaction(sig, info, uctx);
             return;
         }
-    } else if (g_previous_segv.sa_handler != SIG_DFL && g_previous_segv.sa_handler != SIG_IGN) {
-        g_previous_segv.sa_handler(sig);
+    } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+        previous.sa_handler(sig);
         return;
     }
     ::signal(sig, SIG_DFL);  // the faulting instruction re-runs and the default action applies
@@ -377,10 +484,11 @@ void segv_handler(int sig, siginfo_t* info, void* uctx) {
 void install_segv_handler() {
     std::call_once(g_segv_once, [] {
         struct sigaction sa {};
-        sa.sa_sigaction = segv_handler;
+        sa.sa_sigaction = fault_handler;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
         ::sigaction(SIGSEGV, &sa, &g_previous_segv);
+        ::sigaction(SIGBUS, &sa, &g_previous_bus);
     });
 }
 
@@ -484,6 +592,18 @@ void scheduler::start() {
         throw runtime_state_error("weft: a runtime is already running in this process; "
                                   "stop it before starting another");
     install_segv_handler();
+    static std::once_flag atfork_once;
+    std::call_once(atfork_once, [] {
+        ::pthread_atfork(nullptr, nullptr, [] {
+            // The child has one thread, the one that forked: the workers are gone. Close
+            // the entry and forget the runtime (its memory is the parent's business), so
+            // that spawning here throws instead of queueing work nobody will run.
+            g_entry.store(entry_closed | entry_gone);
+            g_active.store(nullptr);
+            g_forked_child.store(true);
+            tl_worker = nullptr;
+        });
+    });
     cycle_clock_ns_per_tick();  // starts the tick-to-ns calibration
     start_ticks_ = cycle_clock_now();
     started_ = true;
@@ -509,6 +629,7 @@ void scheduler::start() {
     // per thread). acquire: pairs with the release store in worker_main.
     for (auto& w : workers_)
         while (w->os_thread_id.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+    g_entry.fetch_and(~(entry_closed | entry_gone));  // threads outside the runtime may now spawn
 }
 
 void scheduler::worker_main(worker* w) {
@@ -657,9 +778,7 @@ void scheduler::spawn(worker* self, task* t) {
         // release: see execute(); the count is published before the task is.
         self->spawned.store(self->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     } else {
-        if (stopping_.load(std::memory_order_acquire))
-            throw runtime_state_error("weft: cannot spawn a task: the runtime is stopping");
-        t->id = g_external_task_seq.fetch_add(1, std::memory_order_relaxed) << 12;
+        t->id = (g_external_task_seq.fetch_add(1, std::memory_order_relaxed) + 1) << 12;  // relaxed: only unique; never 0 (0 = no task)
         if (cfg_.timing || cfg_.tracing) t->queued_at = cycle_clock_now();
         external_spawned_.fetch_add(1, std::memory_order_seq_cst);
     }
@@ -845,72 +964,182 @@ std::vector<std::uint64_t> scheduler::finished_per_worker() const {
     return v;
 }
 
+namespace {
+[[noreturn]] void throw_called_from_task(const char* what) {
+    throw runtime_state_error(std::string("weft: ") + what +
+                              " was called from inside a task: it waits for every task, its caller included, "
+                              "so it would never return; call it from the thread that owns the weft::runtime");
+}
+}  // namespace
+
+void scheduler::close_entry() {
+    if (tl_worker != nullptr) throw_called_from_task("weft::runtime::stop()");
+    close_entry_bits(entry_closed);
+}
+
 void scheduler::wait_for_quiescence() {
-    using clock = std::chrono::steady_clock;
-    const auto grace = cfg_.deadlock_timeout;
+    if (tl_worker != nullptr) throw_called_from_task("weft::runtime::wait()");
     idle_watchers_.fetch_add(1, std::memory_order_acq_rel);
-    clock::time_point stuck_since{};
-    bool stuck = false;
     while (!quiescent()) {
-        {
-            std::unique_lock lock(idle_mutex_);
-            const std::uint64_t epoch = idle_epoch_;
-            idle_cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return idle_epoch_ != epoch; });
-        }
-        bool timers_pending = false;
-        {
-            std::lock_guard tl(timer_mutex_);
-            timers_pending = !timers_.empty();
-        }
-        const bool all_parked = sleepers_.load(std::memory_order_acquire) == workers_.size();
-        if (grace.count() > 0 && all_parked && !timers_pending && !quiescent()) {
-            // Nothing runnable, nothing timed, yet tasks exist: they are suspended on
-            // something no task can complete. A thread outside the runtime could still
-            // wake one, so the state must hold for the deadlock timeout before we report.
-            if (!stuck) {
-                stuck = true;
-                stuck_since = clock::now();
-            } else if (clock::now() - stuck_since >= grace) {
-                report_deadlock();
-            }
-        } else {
-            stuck = false;
-        }
+        std::unique_lock lock(idle_mutex_);
+        const std::uint64_t epoch = idle_epoch_;
+        idle_cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return idle_epoch_ != epoch; });
     }
     idle_watchers_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
-void scheduler::report_deadlock() {
-    std::vector<const task*> stuck;
+std::uint64_t scheduler::phases_run() const noexcept {
+    std::uint64_t n = external_spawned_.load(std::memory_order_acquire);
+    for (const auto& w : workers_) n += w->stats.phases.get() + w->spawned.load(std::memory_order_acquire);
+    return n;
+}
+
+void scheduler::check_deadlock(bool timers_pending, std::chrono::steady_clock::time_point now) {
+    // Stuck: every worker parked, no timer that could wake a task, tasks left, and no
+    // phase run (nor task spawned) since the last look. A thread outside weft may still
+    // complete what they wait on, so the state must last for the deadlock timeout.
+    const std::uint64_t phases = phases_run();
+    const bool stuck = sleepers_.load(std::memory_order_acquire) == workers_.size() && !timers_pending &&
+                       !quiescent() && phases == wd_phases_;
+    wd_phases_ = phases;
+    if (!stuck) {
+        if (wd_reported_) {
+            std::fprintf(stderr, "weft: the tasks reported above as deadlocked are running again\n");
+            std::fflush(stderr);
+        }
+        wd_stuck_ = false;
+        wd_reported_ = false;
+        return;
+    }
+    if (!wd_stuck_) {
+        wd_stuck_ = true;
+        wd_since_ = now;
+        return;
+    }
+    if (wd_reported_ || now - wd_since_ < cfg_.deadlock_timeout) return;
+    wd_reported_ = true;
+    const bool certain = report_deadlock();
+    using action = scheduler_config::deadlock_action;
+    if (cfg_.on_deadlock == action::exit || (certain && cfg_.on_deadlock == action::exit_if_certain)) {
+        std::fprintf(stderr, "weft: exiting with code 3 (--weft:on-deadlock=%s)\n",
+                     cfg_.on_deadlock == action::exit ? "exit" : "auto, and the deadlock is certain");
+        std::fflush(stderr);
+        std::_Exit(3);
+    }
+    std::fprintf(stderr,
+                 "weft: still waiting: a thread outside weft may yet complete what they wait on "
+                 "(--weft:on-deadlock=exit exits with code 3 instead; --weft:deadlock-timeout=0 silences this)\n");
+    std::fflush(stderr);
+}
+
+namespace {
+struct stuck_task {
+    std::uint64_t id;
+    const char* name;
+    wait_reason why;
+};
+
+std::string describe_task(std::uint64_t id, const char* name) {
+    char buf[96];
+    if (name != nullptr) std::snprintf(buf, sizeof buf, "task '%.60s' (id %llu)", name, static_cast<unsigned long long>(id));
+    else std::snprintf(buf, sizeof buf, "task #%llu", static_cast<unsigned long long>(id));
+    return buf;
+}
+
+bool is_mutex_kind(wait_kind k) noexcept {
+    return k == wait_kind::mutex || k == wait_kind::recursive_mutex || k == wait_kind::shared_mutex;
+}
+
+// A wait only a task can end: a mutex with a task owner (only its owner may unlock it),
+// or a future a task will set.
+bool waits_on_a_task(const wait_reason& w) noexcept {
+    return w.holder != 0 && w.holder != holder_outside_thread && (is_mutex_kind(w.kind) || w.kind == wait_kind::future);
+}
+}  // namespace
+
+bool scheduler::report_deadlock() {
+    std::vector<stuck_task> stuck;
     {
         std::lock_guard lock(contexts_mutex_);
-        for (context* c = contexts_head_; c != nullptr; c = c->registry_next)
-            if (const task* t = c->suspended_task.load(std::memory_order_relaxed)) stuck.push_back(t);
+        for (context* c = contexts_head_; c != nullptr; c = c->registry_next) {
+            // acquire: pairs with the release in suspend(); the fields are that task's.
+            if (c->suspended_task.load(std::memory_order_acquire) != nullptr)
+                stuck.push_back({c->suspended_id, c->suspended_name, c->waiting});
+        }
     }
+    std::sort(stuck.begin(), stuck.end(), [](const stuck_task& a, const stuck_task& b) { return a.id < b.id; });
+    const auto find = [&](std::uint64_t id) -> const stuck_task* {
+        auto it = std::lower_bound(stuck.begin(), stuck.end(), id,
+                                   [](const stuck_task& a, std::uint64_t v) { return a.id < v; });
+        return it != stuck.end() && it->id == id ? &*it : nullptr;
+    };
+    // Certain: following "waits on a task" from some task ends in a cycle, or at a mutex
+    // whose owning task has finished (every live task is suspended here, so a holder
+    // not in the list has finished). Any other wait could be ended by an outside thread.
+    std::vector<std::uint64_t> certain_ids;
+    for (const stuck_task& s : stuck) {
+        const stuck_task* cur = &s;
+        std::vector<std::uint64_t> path;
+        for (;;) {
+            if (!waits_on_a_task(cur->why)) break;
+            path.push_back(cur->id);
+            const stuck_task* next = find(cur->why.holder);
+            if (next == nullptr) {
+                if (is_mutex_kind(cur->why.kind)) certain_ids.push_back(s.id);
+                break;
+            }
+            if (std::find(path.begin(), path.end(), next->id) != path.end()) {
+                certain_ids.push_back(s.id);
+                break;
+            }
+            cur = next;
+        }
+    }
+    const bool certain = !certain_ids.empty();
     std::fflush(stdout);
     std::fprintf(stderr,
-                 "weft: deadlock: no task can run, no timer is pending, and %zu task(s) have "
-                 "been suspended for %lld ms on something that nothing in the runtime can "
-                 "complete:\n",
-                 stuck.size(), static_cast<long long>(cfg_.deadlock_timeout.count()));
+                 "weft: %s: every worker has been idle for %lld ms with no timer pending, and %zu task(s) wait on "
+                 "something %s:\n",
+                 certain ? "deadlock" : "possible deadlock", static_cast<long long>(cfg_.deadlock_timeout.count()),
+                 stuck.size(), certain ? "that no task and no thread can complete" : "that no task can complete");
     std::size_t shown = 0;
-    for (const task* t : stuck) {
+    for (const stuck_task& s : stuck) {
         if (++shown > 20) {
             std::fprintf(stderr, "  ... and %zu more\n", stuck.size() - 20);
             break;
         }
-        if (t->name != nullptr) std::fprintf(stderr, "  task '%s' (id %llu)\n", t->name,
-                                             static_cast<unsigned long long>(t->id));
-        else std::fprintf(stderr, "  task #%llu (unnamed)\n", static_cast<unsigned long long>(t->id));
+        std::string line = "  " + describe_task(s.id, s.name) + " waits on ";
+        const wait_kind k = s.why.kind;
+        line += k == wait_kind::unknown ? std::string("something weft cannot name")
+                                        : std::string(k == wait_kind::event ? "an " : "a ") + wait_kind_name(k);
+        if (s.why.object != nullptr) {
+            char addr[32];
+            std::snprintf(addr, sizeof addr, " (%p)", s.why.object);
+            line += addr;
+        }
+        if (s.why.holder == holder_outside_thread) {
+            line += ", held by a thread outside weft";
+        } else if (s.why.holder != 0) {
+            const stuck_task* h = find(s.why.holder);
+            const std::string who = h != nullptr ? describe_task(h->id, h->name) : describe_task(s.why.holder, nullptr);
+            if (k == wait_kind::future) line += ", to be set by " + (h == &s ? std::string("itself") : who);
+            else line += ", held by " + (h == &s ? std::string("itself") : who) + (h == nullptr ? ", which has finished" : "");
+        }
+        if (std::find(certain_ids.begin(), certain_ids.end(), s.id) != certain_ids.end()) line += " [certain]";
+        std::fprintf(stderr, "%s\n", line.c_str());
     }
-    std::fprintf(stderr, "weft: exiting with code 3 (if a thread outside weft was about to wake them, "
-                         "raise --weft:deadlock-timeout=MS or set it to 0)\n");
     std::fflush(stderr);
-    std::_Exit(3);
+    return certain;
 }
 
 void scheduler::stop() {
     if (!started_) return;
+    if (tl_worker != nullptr) throw_called_from_task("weft::runtime::stop()");
+    // No new task from outside from here on, and none accepted is lost: wait for those
+    // that got in and everything they spawn. Then nobody outside may touch the workers.
+    close_entry();
+    wait_for_quiescence();
+    close_entry_bits(entry_gone);
     stopping_.store(true, std::memory_order_seq_cst);
     for (auto& w : workers_) {
         w->park.store(2, std::memory_order_release);
@@ -938,24 +1167,37 @@ void scheduler::add_timer(std::chrono::steady_clock::time_point when, void (*fn)
 }
 
 void scheduler::timer_main() {
+    using clock = std::chrono::steady_clock;
     const auto later = [](const auto& a, const auto& b) { return a.when > b.when; };
+    // The deadlock watchdog looks a few times per timeout (at most every 200 ms).
+    const bool watch = cfg_.deadlock_timeout.count() > 0;
+    const auto period = std::clamp<clock::duration>(cfg_.deadlock_timeout / 5, std::chrono::milliseconds(10),
+                                                    std::chrono::milliseconds(200));
+    auto next_check = clock::now() + period;
     std::unique_lock lock(timer_mutex_);
     while (!timer_stop_) {
-        if (timers_.empty()) {
-            timer_cv_.wait(lock);
+        const auto now = clock::now();
+        if (!timers_.empty() && timers_.front().when <= now) {
+            std::pop_heap(timers_.begin(), timers_.end(), later);
+            const timer_entry e = timers_.back();
+            timers_.pop_back();
+            lock.unlock();
+            e.fn(e.arg);
+            lock.lock();
             continue;
         }
-        const auto due = timers_.front().when;
-        if (std::chrono::steady_clock::now() < due) {
-            timer_cv_.wait_until(lock, due);
+        if (watch && now >= next_check) {
+            const bool timers_pending = !timers_.empty();
+            lock.unlock();
+            check_deadlock(timers_pending, now);
+            lock.lock();
+            next_check = now + period;
             continue;
         }
-        std::pop_heap(timers_.begin(), timers_.end(), later);
-        const timer_entry e = timers_.back();
-        timers_.pop_back();
-        lock.unlock();
-        e.fn(e.arg);
-        lock.lock();
+        auto until = watch ? next_check : clock::time_point::max();
+        if (!timers_.empty()) until = std::min(until, timers_.front().when);
+        if (until == clock::time_point::max()) timer_cv_.wait(lock);
+        else timer_cv_.wait_until(lock, until);
     }
 }
 
@@ -965,11 +1207,13 @@ void scheduler::timer_main() {
 void spawn(task* t) {
     worker* w = current_worker();
     if (try_spawn_fast(w, t)) return;
-    scheduler* s = w != nullptr ? w->sched : scheduler::active();
-    if (s == nullptr)
-        throw runtime_state_error("weft: no runtime is running; start one with weft::run() or a "
-                                  "weft::runtime object before spawning tasks");
-    s->spawn(w, t);
+    if (w != nullptr) {
+        w->sched->spawn(w, t);
+        return;
+    }
+    const outside_entry entry(true);
+    if (entry.sched == nullptr) throw_no_runtime("cannot spawn a task");
+    entry.sched->spawn(nullptr, t);
 }
 
 bool try_run_inline(task* t, std::uint8_t flags) noexcept {
@@ -1003,7 +1247,7 @@ task* current_task() noexcept {
     return w != nullptr ? w->current_task : nullptr;
 }
 
-void suspend(suspend_callback cb, void* arg) {
+void suspend(suspend_callback cb, void* arg, const wait_reason& why) {
     worker* w = current_worker();
     if (w == nullptr || w->current_task == nullptr)
         throw runtime_state_error("weft: only a weft task can suspend");
@@ -1022,7 +1266,10 @@ void suspend(suspend_callback cb, void* arg) {
     end_phase(w, true);
     t->ctx = here;
     t->state.store(task_state::suspended, std::memory_order_relaxed);
-    here->suspended_task.store(t, std::memory_order_relaxed);
+    here->suspended_id = t->id;
+    here->suspended_name = t->name;
+    here->waiting = why;
+    here->suspended_task.store(t, std::memory_order_release);  // release: see context
     w->set_current_ctx(next);
     w->current_task = nullptr;
     suspend_record rec{t, here, cb, arg};
@@ -1040,17 +1287,52 @@ void suspend(suspend_callback cb, void* arg) {
 }
 
 void call_at(std::chrono::steady_clock::time_point when, void (*fn)(void*) noexcept, void* arg) {
-    worker* w = current_worker();
-    scheduler* s = w != nullptr ? w->sched : scheduler::active();
-    if (s == nullptr) throw runtime_state_error("weft: no runtime is running: timers need one");
-    s->add_timer(when, fn, arg);
+    if (worker* w = current_worker()) {
+        w->sched->add_timer(when, fn, arg);
+        return;
+    }
+    const outside_entry entry(false);
+    if (entry.sched == nullptr) throw_no_runtime("cannot arm a timer");
+    entry.sched->add_timer(when, fn, arg);
 }
 
 void resume(task* t) noexcept {
-    worker* w = current_worker();
-    scheduler* s = w != nullptr ? w->sched : scheduler::active();
-    WEFT_ASSERT(s != nullptr);
-    s->resume(w, t);
+    if (worker* w = current_worker()) {
+        w->sched->resume(w, t);
+        return;
+    }
+    // A suspended task keeps the runtime from stopping, so the entry is open here.
+    const outside_entry entry(false);
+    if (entry.sched == nullptr) {
+        std::fprintf(stderr, "weft: internal error: a task was resumed while no runtime runs\n");
+        std::abort();
+    }
+    entry.sched->resume(nullptr, t);
+}
+
+const char* wait_kind_name(wait_kind k) noexcept {
+    switch (k) {
+        case wait_kind::unknown: return "unknown object";
+        case wait_kind::future: return "future";
+        case wait_kind::task_group: return "task_group (its children)";
+        case wait_kind::task_queue: return "task_queue (its tasks)";
+        case wait_kind::mutex: return "mutex";
+        case wait_kind::recursive_mutex: return "recursive_mutex";
+        case wait_kind::shared_mutex: return "shared_mutex";
+        case wait_kind::condition_variable: return "condition_variable";
+        case wait_kind::counting_semaphore: return "counting_semaphore";
+        case wait_kind::latch: return "latch";
+        case wait_kind::barrier: return "barrier";
+        case wait_kind::event: return "event";
+        case wait_kind::channel: return "channel";
+        case wait_kind::once_flag: return "once_flag";
+    }
+    return "unknown object";
+}
+
+std::uint64_t current_holder_id() noexcept {
+    const task* t = current_task();
+    return t != nullptr ? t->id : holder_outside_thread;
 }
 
 void count_internal_task_finished() noexcept {

@@ -12,6 +12,7 @@
 #include <weft/sched/detail/worker_hot.hpp>
 #include <weft/platform/stack.hpp>
 #include <weft/platform/topology.hpp>
+#include <weft/sched/detail/core.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>
@@ -37,6 +38,13 @@ struct scheduler_config {
     std::size_t stack_size = default_stack_size;
     /// See runtime_config::deadlock_timeout_ms; zero disables the report.
     std::chrono::milliseconds deadlock_timeout{1000};
+    /// What follows a deadlock report (runtime_config::on_deadlock).
+    enum class deadlock_action : std::uint8_t {
+        exit_if_certain,  ///< "auto": exit with code 3 when no thread outside weft can help
+        wait,             ///< keep waiting
+        exit,             ///< always exit with code 3
+    };
+    deadlock_action on_deadlock = deadlock_action::exit_if_certain;
     /// Time task phases and queue waits (the loop reads the cycle clock).
     bool timing = true;
     /// Record a timeline per worker (implies reading the clock); events kept per worker.
@@ -82,7 +90,12 @@ struct context {
     fcontext_t fctx = nullptr;  ///< saved machine context while not running
     stack stk;
     fiber_identity fiber;
-    std::atomic<task*> suspended_task{nullptr};  // relaxed: read only by the deadlock report
+    /// The task suspended on this stack, or null. release/acquire: publishes the three
+    /// fields below (written by the suspending worker) to the deadlock report.
+    std::atomic<task*> suspended_task{nullptr};
+    std::uint64_t suspended_id = 0;       ///< its task::id
+    const char* suspended_name = nullptr;  ///< its task::name
+    wait_reason waiting;                  ///< what it waits on
     context* registry_prev = nullptr;
     context* registry_next = nullptr;
     std::uint32_t lives = 0;  ///< tasks started on this stack since its TSan fiber was made
@@ -147,10 +160,15 @@ public:
     /// Starts the workers and makes this the process's active scheduler.
     void start();
     /// Blocks the calling (non-worker) thread until every spawned task has finished.
-    /// If nothing is runnable, no timer is pending and tasks stay suspended for longer
-    /// than the deadlock timeout, reports them and ends the process with exit code 3.
+    /// (A deadlock meanwhile is reported by the timer thread's watchdog, see
+    /// check_deadlock.) @throws weft::runtime_state_error when called from a task.
     void wait_for_quiescence();
-    /// Stops and joins the workers; call after wait_for_quiescence.
+    /// From now on a thread outside the runtime that spawns a task gets a
+    /// weft::runtime_state_error; returns once no such thread is inside a spawn (every
+    /// task accepted is counted). Idempotent. @throws weft::runtime_state_error from a task.
+    void close_entry();
+    /// close_entry(), waits for every task accepted and every task those spawn, then
+    /// stops and joins the workers. @throws weft::runtime_state_error from a task.
     void stop();
 
     void spawn(worker* self, task* t);
@@ -229,7 +247,14 @@ private:
     void timer_main();
     void release_context(context* c) noexcept;
     context* new_context(std::size_t bytes);
-    [[noreturn]] void report_deadlock();
+    /// The deadlock watchdog, run by the timer thread every check period: reports when
+    /// every worker has been parked, no timer pending and no phase run for the deadlock
+    /// timeout while tasks exist; then exits or keeps waiting (cfg_.on_deadlock).
+    void check_deadlock(bool timers_pending, std::chrono::steady_clock::time_point now);
+    /// Prints the suspended tasks and what each waits on; true if the deadlock is
+    /// certain (a cycle of tasks, or a mutex whose owner finished).
+    bool report_deadlock();
+    std::uint64_t phases_run() const noexcept;
 
     scheduler_config cfg_;
     std::unique_ptr<ext::scheduler_policy> policy_;
@@ -270,6 +295,12 @@ private:
     std::vector<timer_entry> timers_;  // min-heap on `when`
     bool timer_stop_ = false;
     std::thread timer_thread_;
+
+    // The deadlock watchdog's state (timer thread only).
+    bool wd_stuck_ = false;
+    bool wd_reported_ = false;
+    std::uint64_t wd_phases_ = 0;
+    std::chrono::steady_clock::time_point wd_since_{};
 };
 
 /// The calling thread's worker, or null. Never inlined and never cached across a

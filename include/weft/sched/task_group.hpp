@@ -122,7 +122,7 @@ public:
                     // acq_rel: publishes the waiter; fails if the last child already notified.
                     return waiter_.compare_exchange_strong(empty, reinterpret_cast<std::uintptr_t>(&me),
                                                            std::memory_order_acq_rel);
-                });
+                }, detail::wait_reason{detail::wait_kind::task_group, this, 0});
             }
             // acquire: the last child's writes happen before its exchange in child_done().
             (void)waiter_.load(std::memory_order_acquire);

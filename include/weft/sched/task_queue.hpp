@@ -335,7 +335,7 @@ private:
                 me.next = waiters_;
                 waiters_ = &me;
                 return true;
-            });
+            }, detail::wait_reason{detail::wait_kind::task_queue, this, 0});
         }
 
         /// Called by the child whose decrement brought alive_ to zero (see the class comment).

@@ -54,7 +54,9 @@ TEST(failure_death_test, tasks_suspended_forever_are_reported_instead_of_hanging
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_EXIT(
         {
-            weft::runtime rt(one_worker());
+            weft::runtime_config cfg = one_worker();
+            cfg.on_deadlock = "exit";  // a promise could be set by a thread outside weft: `auto` would wait
+            weft::runtime rt(cfg);
             auto* never = new weft::promise<int>();  // leaked on purpose: nobody will ever set it
             weft::post(weft::task_attributes{weft::task_priority::normal, "stuck-waiter"},
                        [f = never->get_future()]() mutable { (void)f.get(); });

@@ -212,10 +212,49 @@ task* current_task() noexcept;
 /// only safe moment to publish it to whoever will resume it.
 using suspend_callback = void (*)(task* self, void* arg) noexcept;
 
+/// What a suspending task waits on, for the deadlock report (it names the kind, and the
+/// task that holds or will complete the object where that is known).
+enum class wait_kind : std::uint8_t {
+    unknown,
+    future,
+    task_group,
+    task_queue,
+    mutex,
+    recursive_mutex,
+    shared_mutex,
+    condition_variable,
+    counting_semaphore,
+    latch,
+    barrier,
+    event,
+    channel,
+    once_flag,
+};
+
+/// wait_reason::holder for "a thread outside weft" (a mutex locked by a plain thread).
+inline constexpr std::uint64_t holder_outside_thread = ~std::uint64_t{0};
+
+struct wait_reason {
+    wait_kind kind = wait_kind::unknown;
+    const void* object = nullptr;
+    /// The id (task::id) of the one task that holds the object (a mutex's owner) or
+    /// will complete it (an async future's producer); holder_outside_thread for a plain
+    /// thread; 0 when unknown or several could.
+    std::uint64_t holder = 0;
+};
+
+/// The weft name of a wait kind ("future", "mutex", ...).
+const char* wait_kind_name(wait_kind k) noexcept;
+
+/// The id of the calling agent for wait_reason::holder: the running task's id, or
+/// holder_outside_thread on a plain thread.
+std::uint64_t current_holder_id() noexcept;
+
 /// Suspends the current task (there must be one) and runs `cb(self, arg)` after its
-/// context is saved; returns once some thread calls resume(self). If no stack can be
-/// mapped for the worker to continue on, prints why and aborts.
-void suspend(suspend_callback cb, void* arg);
+/// context is saved; returns once some thread calls resume(self). `why` says what it
+/// waits on, for the deadlock report. If no stack can be mapped for the worker to
+/// continue on, prints why and aborts.
+void suspend(suspend_callback cb, void* arg, const wait_reason& why = {});
 
 /// Makes a suspended task runnable again (any thread).
 void resume(task* t) noexcept;
@@ -269,7 +308,7 @@ struct waiter {
 /// OS thread. `enlist(waiter&)` registers the waiter and returns false if the
 /// condition already holds (then nobody will notify it and the caller continues).
 template <class Enlist>
-void wait_until_notified(Enlist&& enlist) {
+void wait_until_notified(Enlist&& enlist, const wait_reason& why = {}) {
     waiter w;
     if (task* self = current_task()) {
         w.waiting_task = self;
@@ -284,7 +323,7 @@ void wait_until_notified(Enlist&& enlist) {
                 // us at any moment, so nothing here touches `a` after enlist returns true.
                 if (!(*a->enlist)(*a->w)) resume(me);
             },
-            &args);
+            &args, why);
     } else if (enlist(w)) {
         // acquire: pairs with the release in notify().
         while (w.signaled.load(std::memory_order_acquire) == 0)

@@ -1,0 +1,298 @@
+// Regression (issue #20, item 2): deadlock detection ran only inside runtime::wait() and
+// stop(), so the same deadlocks that were reported in about a second when the body was
+// a posted task hung silently at 0 % CPU under weft::run (the README's entry point) or
+// when the main thread waited in future::get(); runtime::wait()/stop() called from a
+// task hung; and the fixed 1,000 ms timeout killed (exit 3) a correct program whose task
+// waited longer than that for a promise set by a plain I/O thread.
+//
+// Now a watchdog on the runtime's timer thread reports every deadlock under every entry
+// point, naming each task and what it waits on (the LCO kind, and the task that holds a
+// mutex or will set a future); --weft:on-deadlock decides what follows: `exit` exits
+// with code 3, `wait` keeps waiting, and the default `auto` exits only when the deadlock
+// is certain (a cycle of tasks, or a mutex whose owner finished), so that it never kills
+// a correct program.
+#include <weft/weft.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// The deadlocks: each body deadlocks the task it runs in ("main" or "body") and the
+// tasks it spawns; the regex is what the report must say.
+struct scenario {
+    const char* name;
+    void (*body)();
+    const char* report;  // regex over stderr
+    bool certain;        // auto mode exits for it
+};
+
+weft::task_attributes named(const char* n) { return {weft::task_priority::normal, n}; }
+
+void promise_never_set() {
+    static weft::promise<int> never;  // alive: nobody will set it
+    (void)never.get_future().get();
+}
+
+void two_tasks_wait_on_each_other() {
+    auto p = std::make_shared<weft::promise<weft::shared_future<int>>>();
+    weft::shared_future<int> a = weft::async(named("cycle-a"), [f = p->get_future()]() mutable {
+        return f.get().get() + 1;
+    }).share();
+    weft::shared_future<int> b = weft::async(named("cycle-b"), [a] { return a.get() + 1; }).share();
+    p->set_value(b);
+    (void)a.get();
+}
+
+void lock_order_inversion() {
+    static weft::mutex m1, m2;
+    static weft::latch both_locked(2);
+    auto a = weft::async(named("locks-1-then-2"), [] {
+        std::lock_guard g1(m1);
+        both_locked.arrive_and_wait();
+        std::lock_guard g2(m2);
+    });
+    auto b = weft::async(named("locks-2-then-1"), [] {
+        std::lock_guard g2(m2);
+        both_locked.arrive_and_wait();
+        std::lock_guard g1(m1);
+    });
+    a.get();
+    b.get();
+}
+
+void mutex_held_by_a_finished_task() {
+    static weft::mutex m;
+    weft::async(named("forgets-to-unlock"), [] { m.lock(); }).get();
+    std::lock_guard g(m);
+}
+
+void condition_variable_never_notified() {
+    static weft::mutex m;
+    static weft::condition_variable cv;
+    std::unique_lock l(m);
+    cv.wait(l);
+}
+
+void channel_never_sent() {
+    static weft::channel<int> c;
+    (void)c.receive();
+}
+
+void latch_never_counted_down() {
+    static weft::latch l(2);
+    l.arrive_and_wait();
+}
+
+void barrier_never_completed() {
+    static weft::barrier<> b(2);
+    b.arrive_and_wait();
+}
+
+void semaphore_never_released() {
+    static weft::counting_semaphore<4> s(0);
+    s.acquire();
+}
+
+void event_never_set() {
+    static weft::event e;
+    e.wait();
+}
+
+void waits_on_its_own_future() {
+    auto p = std::make_shared<weft::promise<weft::shared_future<int>>>();
+    weft::shared_future<int> self = weft::async(named("self-waiter"), [f = p->get_future()]() mutable {
+        return f.get().get();
+    }).share();
+    p->set_value(self);
+    (void)self.get();
+}
+
+void a_thousand_waiters() {
+    static weft::promise<int> never;
+    weft::shared_future<int> f = never.get_future().share();
+    std::vector<weft::future<int>> waiters;
+    for (int i = 0; i < 1000; ++i) waiters.push_back(weft::async(named("one-of-1000"), [f] { return f.get(); }));
+    for (auto& w : waiters) (void)w.get();
+}
+
+void task_group_child_stuck() {
+    static weft::promise<void> never;
+    weft::latch started(1);  // the child must run as a task of its own, not inline in wait()
+    weft::task_group g;
+    g.run([&started, f = never.get_future().share()] {
+        started.count_down();
+        f.get();
+    });
+    started.wait();
+    g.wait();
+}
+
+void shared_mutex_held_by_a_finished_task() {
+    static weft::shared_mutex m;
+    weft::async(named("reader-forgets"), [] { m.lock_shared(); }).get();
+    std::lock_guard g(m);
+}
+
+void recursive_mutex_held_by_a_finished_task() {
+    static weft::recursive_mutex m;
+    weft::async(named("forgets-twice"), [] {
+        m.lock();
+        m.lock();
+    }).get();
+    std::lock_guard g(m);
+}
+
+const scenario scenarios[] = {
+    {"promise_never_set", promise_never_set, "possible deadlock: .*task '(main|body)' .*waits on a future", false},
+    {"two_tasks_wait_on_each_other", two_tasks_wait_on_each_other,
+     "deadlock: .*task 'cycle-a' .*waits on a future .*to be set by task 'cycle-b'.*\\[certain\\]", true},
+    {"lock_order_inversion", lock_order_inversion,
+     "deadlock: .*task 'locks-1-then-2' .*waits on a mutex .*held by task 'locks-2-then-1'", true},
+    {"mutex_held_by_a_finished_task", mutex_held_by_a_finished_task,
+     "deadlock: .*waits on a mutex .*held by task #[0-9]+, which has finished", true},
+    {"condition_variable_never_notified", condition_variable_never_notified,
+     "possible deadlock: .*waits on a condition_variable", false},
+    {"channel_never_sent", channel_never_sent, "possible deadlock: .*waits on a channel", false},
+    {"latch_never_counted_down", latch_never_counted_down, "possible deadlock: .*waits on a latch", false},
+    {"barrier_never_completed", barrier_never_completed, "possible deadlock: .*waits on a barrier", false},
+    {"semaphore_never_released", semaphore_never_released, "possible deadlock: .*waits on a counting_semaphore",
+     false},
+    {"event_never_set", event_never_set, "possible deadlock: .*waits on an event", false},
+    {"waits_on_its_own_future", waits_on_its_own_future,
+     "deadlock: .*task 'self-waiter' .*waits on a future .*to be set by itself", true},
+    {"a_thousand_waiters", a_thousand_waiters, "possible deadlock: .*1001 task\\(s\\).*and 981 more", false},
+    {"task_group_child_stuck", task_group_child_stuck, "possible deadlock: .*waits on a task_group", false},
+    {"shared_mutex_held_by_a_finished_task", shared_mutex_held_by_a_finished_task,
+     "deadlock: .*waits on a shared_mutex .*held by task #[0-9]+, which has finished", true},
+    {"recursive_mutex_held_by_a_finished_task", recursive_mutex_held_by_a_finished_task,
+     "deadlock: .*waits on a recursive_mutex .*held by task #[0-9]+, which has finished", true},
+};
+
+enum class entry { run, main_thread_get, posted_task };
+
+// Runs `s` under the entry point with the given --weft: options; returns only if the
+// runtime lets it (it must not).
+void run_scenario(const scenario& s, entry e, std::vector<std::string> options) {
+    options.insert(options.begin(), "test");
+    std::vector<char*> argv;
+    for (auto& o : options) argv.push_back(o.data());
+    argv.push_back(nullptr);
+    int argc = static_cast<int>(options.size());
+    switch (e) {
+        case entry::run:
+            weft::run(argc, argv.data(), [&](int, char**) { s.body(); });
+            break;
+        case entry::main_thread_get: {
+            weft::runtime rt(argc, argv.data());
+            weft::async(named("body"), s.body).get();
+            break;
+        }
+        case entry::posted_task: {
+            weft::runtime rt(argc, argv.data());
+            weft::post(named("body"), s.body);
+            rt.wait();
+            break;
+        }
+    }
+}
+
+void PrintTo(const scenario& s, std::ostream* os) { *os << s.name; }
+
+class deadlock_report : public ::testing::TestWithParam<scenario> {};
+
+TEST_P(deadlock_report, under_weft_run_with_on_deadlock_exit) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const scenario& s = GetParam();
+    EXPECT_EXIT(run_scenario(s, entry::run,
+                             {"--weft:threads=2", "--weft:deadlock-timeout=100", "--weft:on-deadlock=exit"}),
+                ::testing::ExitedWithCode(3), s.report);
+}
+
+TEST_P(deadlock_report, while_the_main_thread_waits_in_future_get) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const scenario& s = GetParam();
+    EXPECT_EXIT(run_scenario(s, entry::main_thread_get,
+                             {"--weft:threads=1", "--weft:deadlock-timeout=100", "--weft:on-deadlock=exit"}),
+                ::testing::ExitedWithCode(3), s.report);
+}
+
+TEST_P(deadlock_report, in_a_posted_task_under_runtime_wait) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const scenario& s = GetParam();
+    EXPECT_EXIT(run_scenario(s, entry::posted_task,
+                             {"--weft:threads=2", "--weft:deadlock-timeout=100", "--weft:on-deadlock=exit"}),
+                ::testing::ExitedWithCode(3), s.report);
+}
+
+// The default (`auto`) exits only for a certain deadlock; for a possible one it reports
+// and keeps waiting (here, until the death test's own alarm ends the child).
+TEST_P(deadlock_report, by_default_exits_only_when_certain) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const scenario& s = GetParam();
+    if (s.certain) {
+        EXPECT_EXIT(run_scenario(s, entry::run, {"--weft:threads=2", "--weft:deadlock-timeout=100"}),
+                    ::testing::ExitedWithCode(3), std::string(s.report) + ".*on-deadlock=auto");
+    } else {
+        EXPECT_EXIT(
+            {
+                std::thread([] {
+                    std::this_thread::sleep_for(1500ms);  // long after the report
+                    std::fputs("weft-test: still waiting after the report\n", stderr);
+                    std::_Exit(42);
+                }).detach();
+                run_scenario(s, entry::run, {"--weft:threads=2", "--weft:deadlock-timeout=100"});
+            },
+            ::testing::ExitedWithCode(42), std::string(s.report) + ".*still waiting.*weft-test: still waiting");
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(scenarios, deadlock_report, ::testing::ValuesIn(scenarios),
+                         [](const ::testing::TestParamInfo<scenario>& p) { return std::string(p.param.name); });
+
+// A correct program: its task waits (far longer than the deadlock timeout) for a promise
+// that a plain I/O thread sets. The default options report a possible deadlock at most,
+// and never kill it.
+[[noreturn]] void io_thread_program() {
+    std::string a0 = "test", a1 = "--weft:deadlock-timeout=50";
+    char* argv[] = {a0.data(), a1.data(), nullptr};
+    weft::promise<int> from_io;
+    std::thread io([&] {
+        std::this_thread::sleep_for(600ms);
+        from_io.set_value(42);
+    });
+    const int r = weft::run(2, argv, [&](int, char**) {
+        return weft::async(named("io-waiter"), [f = from_io.get_future()]() mutable { return f.get(); }).get();
+    });
+    io.join();
+    std::_Exit(r);
+}
+
+TEST(deadlock_report_death_test, a_correct_program_waiting_on_an_io_thread_is_never_killed_by_default) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(io_thread_program(), ::testing::ExitedWithCode(42),
+                "possible deadlock: .*task 'io-waiter'.*waits on a future.*running again");
+}
+
+TEST(deadlock_report, runtime_wait_and_stop_from_inside_a_task_throw) {
+    weft::runtime_config cfg;
+    cfg.threads = 2;
+    cfg.bind = false;
+    weft::runtime rt(cfg);
+    weft::async([&rt] {
+        EXPECT_THROW(rt.wait(), weft::runtime_state_error);
+        EXPECT_THROW(rt.stop(), weft::runtime_state_error);
+    }).get();
+    rt.stop();
+}
+
+}  // namespace
