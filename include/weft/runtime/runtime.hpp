@@ -58,12 +58,17 @@ public:
     ~runtime();
 
     /// Blocks the calling thread until every task spawned so far, and every task those
-    /// spawn, has finished. If tasks stay suspended with nothing runnable and no timer
-    /// pending for runtime_config::deadlock_timeout_ms, reports them by name on stderr;
-    /// then exits with code 3 or keeps waiting as runtime_config::on_deadlock says.
+    /// spawn, has finished. (Whoever waits, a deadlock is reported: see the README's
+    /// "Deadlocks" and runtime_config::on_deadlock.)
+    /// @throws weft::runtime_state_error when called from a task (it would wait for itself).
     void wait();
-    /// wait(), then stops and joins the workers, prints the counters a last time and
-    /// writes the trace. Idempotent.
+    /// Stops accepting tasks from threads outside the runtime (from now on their
+    /// weft::post/async throw weft::runtime_state_error; every task accepted before runs),
+    /// waits for every accepted task and every task those spawn, then stops and joins the
+    /// workers, prints the counters a last time and writes the trace. Tasks may still
+    /// spawn tasks, and outside threads may still complete what tasks wait on (set a
+    /// promise, unlock a mutex) until the last task has finished. Idempotent.
+    /// @throws weft::runtime_state_error when called from a task.
     ///
     /// Counters or a trace that could not be written (a full disk: the destination or the
     /// trace file fails a write, flush or close) are reported on stderr when it happens
