@@ -1,5 +1,5 @@
 // What the runtime reports about tasks blocked forever on a local control object (the
-// deadlock report: exit code 3, naming the task), and that a runtime stops cleanly while
+// deadlock report naming the task; exit code 3 when certain, or with on-deadlock=exit), and that a runtime stops cleanly while
 // timers of already-satisfied timed waits are still pending.
 #include <weft/lcos/lcos.hpp>
 #include <weft/weft.hpp>
@@ -48,7 +48,9 @@ TEST(lcos_shutdown_death_test, a_task_waiting_for_an_event_never_set_is_reported
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_EXIT(
         {
-            weft::runtime rt(one_worker());
+            weft::runtime_config cfg = one_worker();
+            cfg.on_deadlock = "exit";  // an outside thread could set it: `auto` would keep waiting
+            weft::runtime rt(cfg);
             auto* e = new weft::event;  // leaked on purpose: never set
             weft::post(named("stuck-on-event"), [e] { e->wait(); });
             rt.wait();
@@ -62,6 +64,7 @@ TEST(lcos_shutdown_death_test, receivers_of_a_channel_nobody_sends_on_are_report
         {
             weft::runtime_config cfg = one_worker();
             cfg.threads = 2;
+            cfg.on_deadlock = "exit";  // possible deadlocks only: `auto` would keep waiting
             weft::runtime rt(cfg);
             auto* ch = new weft::channel<int>;  // leaked on purpose: never sent on or closed
             auto* cv = new weft::condition_variable;
