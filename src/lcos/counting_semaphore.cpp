@@ -2,6 +2,7 @@
 #include <weft/lcos/counting_semaphore.hpp>
 
 #include <mutex>
+#include <string>
 
 namespace weft::detail {
 
@@ -22,6 +23,7 @@ bool semaphore_core::acquire_slow(const steady_time* deadline) {
             waiters_.fetch_sub(1);
             return false;
         }
+        node.reason = {wait_kind::counting_semaphore, this, 0};
         queue_.push_back(node);
     }
     if (node.block() == wait_status::notified) return true;  // hand_out() took a permit for us
@@ -33,13 +35,29 @@ bool semaphore_core::acquire_slow(const steady_time* deadline) {
     return false;
 }
 
-void semaphore_core::release(std::ptrdiff_t n, std::ptrdiff_t max) noexcept {
-    WEFT_ASSERT(n >= 0);
+std::ptrdiff_t semaphore_core::checked_initial(std::ptrdiff_t desired, std::ptrdiff_t max) {
+    if (desired < 0 || desired > max)
+        throw_lco_error(std::errc::invalid_argument, "counting_semaphore",
+                        "the initial count " + std::to_string(desired) + " is outside 0.." + std::to_string(max));
+    return desired;
+}
+
+void semaphore_core::release(std::ptrdiff_t n, std::ptrdiff_t max) {
+    if (n < 0)
+        throw_lco_error(std::errc::invalid_argument, "counting_semaphore::release",
+                        "release(" + std::to_string(n) + "): the count to add cannot be negative");
     if (n == 0) return;
-    // seq_cst: the Dekker hand-shake with acquire_slow(); also publishes everything
-    // before release() to whoever takes the permit.
-    const std::ptrdiff_t old = count_.fetch_add(n);
-    WEFT_ASSERT(old <= max - n);
+    // relaxed: a first guess; the compare-exchange decides.
+    std::ptrdiff_t old = count_.load(std::memory_order_relaxed);
+    do {
+        // Checked before the count changes: a semaphore past its maximum stays unchanged.
+        if (old > max - n)
+            throw_lco_error(std::errc::value_too_large, "counting_semaphore::release",
+                            "release(" + std::to_string(n) + ") with " + std::to_string(old) +
+                                " free permits would pass max() = " + std::to_string(max));
+        // seq_cst: the Dekker hand-shake with acquire_slow(); also publishes everything
+        // before release() to whoever takes the permit.
+    } while (!count_.compare_exchange_weak(old, old + n));
     if (waiters_.load() == 0) return;
     wake_list woken;
     std::lock_guard g(lock_);

@@ -71,6 +71,7 @@ bool event::wait_slow(const detail::steady_time* deadline) {
             if (waiters_.empty()) state_.fetch_and(~waiting_bit, std::memory_order_relaxed);
             return false;
         }
+        node.reason = {detail::wait_kind::event, this, 0};
         waiters_.push_back(node);
     }
     if (node.block() == detail::wait_status::notified) return true;

@@ -18,6 +18,7 @@ bool once_begin(once_flag& flag) {
                 flag.state_.store(once_flag::running, std::memory_order_relaxed);  // relaxed: under lock_
                 return true;
             }
+            node.reason = {wait_kind::once_flag, &flag, 0};
             flag.waiters_.push_back(node);
         }
         (void)node.block();  // the runner finished (or threw): look again

@@ -91,6 +91,12 @@ const void* current_agent() noexcept {
     return &thread_tag;
 }
 
+agent_id current_agent_id() noexcept {
+    // t->id is current_holder_id()'s answer, without a second look-up of the task.
+    if (const task* t = current_task()) return {t, t->id};
+    return {current_agent(), holder_outside_thread};
+}
+
 wait_node::wait_node(const steady_time* deadline) : task_(current_task()), deadline_(deadline) {
     if (task_ == nullptr) {
         parker_.emplace();
@@ -157,14 +163,14 @@ wait_status wait_node::block() {
     // acquire: a notifier that already woke us published its hand-off with the exchange.
     const bool woken = park_.load(std::memory_order_acquire) == park_woken;
     if (ticket_ == nullptr) {
-        if (!woken) suspend(&park_untimed, this);
+        if (!woken) suspend(&park_untimed, this, reason);
         return wait_status::notified;
     }
     if (woken) {
         release_ticket(ticket_);  // the timer's reference: no timer will be armed
         return wait_status::notified;
     }
-    suspend(&park_timed, this);
+    suspend(&park_timed, this, reason);
     // acquire: pairs with the winner's compare-exchange (try_claim or on_timer).
     return ticket_->claim.load(std::memory_order_acquire) == claim_notified ? wait_status::notified
                                                                             : wait_status::timed_out;

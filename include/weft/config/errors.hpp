@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <exception>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,22 @@ public:
 class bad_option : public error {
 public:
     using error::error;
+};
+
+/// Misuse of a local control object (weft/lcos) that std leaves undefined or reports
+/// with a std::system_error: unlocking a mutex the caller does not hold, locking one it
+/// already holds, counting a latch down past zero, arriving at a barrier more often than
+/// expected, releasing a semaphore past max(). The message names the object and the
+/// misuse; code() classifies it as std would: operation_not_permitted (unlock by a
+/// non-owner), resource_deadlock_would_occur (a lock that could never be granted),
+/// invalid_argument (a count out of range), value_too_large (a semaphore overflow).
+class lco_error : public error {
+public:
+    lco_error(std::errc code, const std::string& what) : error(what), code_(std::make_error_code(code)) {}
+    const std::error_code& code() const noexcept { return code_; }
+
+private:
+    std::error_code code_;
 };
 
 /// Thrown by task_group::wait when more than one of its tasks threw, and by the parallel

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <weft/concurrency/spinlock.hpp>
+#include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -30,8 +32,10 @@ struct no_completion {
 /// wait() suspends the calling task (its worker runs other tasks); a thread that is not
 /// a weft worker blocks. The completion function runs with no internal lock held, so it
 /// may itself use weft's synchronization; it must not throw (std requires
-/// is_nothrow_invocable). Arriving more often than expected in one phase is undefined,
-/// as for std::barrier (here: an assertion).
+/// is_nothrow_invocable). Where std::barrier's behaviour is undefined, this one throws
+/// weft::lco_error (invalid_argument) and counts nothing: arriving more often than
+/// expected in one phase, arrive(n) with n < 1, a negative expected count. Destroying
+/// it while tasks wait prints that and aborts.
 ///
 /// Example (from tests/unit/lcos/barrier_test.cpp):
 /// @code
@@ -66,18 +70,26 @@ public:
     /// @brief The largest expected count.
     static constexpr std::ptrdiff_t max() noexcept { return std::numeric_limits<std::ptrdiff_t>::max(); }
 
-    /// @brief A barrier for `expected` participants (0 <= expected <= max()).
+    /// @brief A barrier for `expected` participants.
+    /// @throws weft::lco_error (invalid_argument) unless 0 <= expected <= max().
     explicit barrier(std::ptrdiff_t expected, CompletionFunction f = CompletionFunction())
         : completion_(std::move(f)), expected_(expected), remaining_(expected) {
-        WEFT_ASSERT(expected >= 0);
+        if (expected < 0)
+            detail::throw_lco_error(std::errc::invalid_argument, "barrier",
+                                    "the expected count " + std::to_string(expected) + " is negative");
     }
     barrier(const barrier&) = delete;
     barrier& operator=(const barrier&) = delete;
-    ~barrier() { WEFT_ASSERT(waiters_.empty()); }
+    /// Destroying it while a task or thread waits cannot throw: prints that and aborts.
+    ~barrier() {
+        if (!waiters_.empty()) detail::lco_destroyed_in_use("barrier", "tasks or threads wait on it");
+    }
 
     /// @brief Counts `n` arrivals in the current phase (never waits). The last one runs
     /// the phase's completion step.
     /// @return a token for wait().
+    /// @throws weft::lco_error (invalid_argument) if n < 1 or more than the arrivals
+    /// the phase still expects.
     [[nodiscard]] arrival_token arrive(std::ptrdiff_t n = 1) { return arrive_impl(n, false); }
 
     /// @brief Suspends the calling task until the phase of `token` has completed
@@ -87,6 +99,7 @@ public:
         {
             std::lock_guard g(lock_);
             if (phase_ != token.phase_) return;
+            node.reason = {detail::wait_kind::barrier, this, 0};
             waiters_.push_back(node);
         }
         (void)node.block();
@@ -97,22 +110,37 @@ public:
 
     /// @brief Leaves the barrier: one fewer participant from the next phase on, and one
     /// arrival in the current phase.
+    /// @throws weft::lco_error (invalid_argument) if the phase expects no more arrivals.
     void arrive_and_drop() { (void)arrive_impl(1, true); }
 
 private:
     arrival_token arrive_impl(std::ptrdiff_t n, bool drop) {
         std::uint64_t phase = 0;
         bool last = false;
+        std::ptrdiff_t left = 0;
         {
             std::lock_guard g(lock_);
-            WEFT_ASSERT(n > 0 && n <= remaining_);
-            if (drop) --expected_;
-            remaining_ -= n;
-            phase = phase_;
-            last = remaining_ == 0;
+            left = remaining_;
+            if (n > 0 && n <= left) {
+                if (drop) --expected_;
+                remaining_ -= n;
+                phase = phase_;
+                last = remaining_ == 0;
+            }
         }
+        if (n <= 0 || n > left) over_arrival(n, left, drop);
         if (last) complete_phase();
         return arrival_token(phase);
+    }
+
+    [[noreturn]] static void over_arrival(std::ptrdiff_t n, std::ptrdiff_t left, bool drop) {
+        const char* where = drop ? "barrier::arrive_and_drop" : "barrier::arrive";
+        if (n <= 0)
+            detail::throw_lco_error(std::errc::invalid_argument, where,
+                                    "arrive(" + std::to_string(n) + "): the count of arrivals must be at least 1");
+        detail::throw_lco_error(std::errc::invalid_argument, where,
+                                std::to_string(n) + " more arrival(s) in a phase that expects " +
+                                    std::to_string(left) + " more: a participant arrived more often than expected");
     }
 
     /// The completion step: everyone of this phase has arrived, nobody can arrive again

@@ -101,6 +101,7 @@ public:
             } else if (!offer_locked(v, receiver)) {
                 node.emplace();
                 node->slot = std::addressof(v);
+                node->reason = {detail::wait_kind::channel, this, 0};
                 senders_.push_back(*node);
             }
         }
@@ -352,6 +353,7 @@ private:
             } else if (!closed_) {
                 node.emplace();
                 node->slot = std::addressof(v);
+                node->reason = {detail::wait_kind::channel, this, 0};
                 receivers_.push_back(*node);
             }
         }

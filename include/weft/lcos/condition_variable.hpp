@@ -3,6 +3,7 @@
 #pragma once
 
 #include <weft/concurrency/spinlock.hpp>
+#include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 #include <weft/lcos/mutex.hpp>
 
@@ -18,9 +19,18 @@ namespace detail {
 /// user's lock, so a notify that follows the release always finds it: no lost wake-up.
 class cv_queue {
 public:
-    cv_queue() = default;
+    /// The queue of a condition_variable (or, if `any`, a condition_variable_any); its
+    /// first member, so that the queue's address is the variable's (the object a waiter
+    /// names in the deadlock report).
+    explicit cv_queue(bool any) noexcept : any_(any) {}
     cv_queue(const cv_queue&) = delete;
     cv_queue& operator=(const cv_queue&) = delete;
+    /// Destroying it while a task or thread waits cannot throw: prints that and aborts
+    /// (as std's, it may be destroyed once every waiter has been notified).
+    ~cv_queue() {
+        if (!waiters_.empty())
+            lco_destroyed_in_use(any_ ? "condition_variable_any" : "condition_variable", "tasks or threads wait on it");
+    }
 
     void enqueue(wait_node& n) noexcept;
     /// Unlinks a node that timed out (or whose wait was abandoned), if still linked.
@@ -33,6 +43,7 @@ public:
     template <class Lock>
     wait_status wait(Lock& lk, const steady_time* deadline) {
         wait_node node(deadline);
+        node.reason = {wait_kind::condition_variable, this, 0};
         enqueue(node);
         try {
             lk.unlock();
@@ -53,6 +64,7 @@ private:
     }
 
     ext::spinlock lock_;
+    bool any_;
     wait_queue waiters_;
 };
 
@@ -205,7 +217,7 @@ public:
 
 private:
     friend class detail::cv_waits<condition_variable, std::unique_lock<mutex>>;
-    detail::cv_queue queue_;
+    detail::cv_queue queue_{false};
 };
 
 /// @brief As weft::condition_variable, with any BasicLockable: a weft::mutex,
@@ -240,7 +252,7 @@ public:
 
 private:
     friend class detail::cv_any_waits<condition_variable_any>;
-    detail::cv_queue queue_;
+    detail::cv_queue queue_{true};
 };
 
 }  // namespace weft

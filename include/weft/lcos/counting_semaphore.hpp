@@ -3,6 +3,7 @@
 #pragma once
 
 #include <weft/concurrency/spinlock.hpp>
+#include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
 #include <atomic>
@@ -26,7 +27,13 @@ public:
     explicit semaphore_core(std::ptrdiff_t desired) noexcept : count_(desired) {}
     semaphore_core(const semaphore_core&) = delete;
     semaphore_core& operator=(const semaphore_core&) = delete;
-    ~semaphore_core() { WEFT_ASSERT(waiters_.load() == 0); }
+    /// Destroying it while a task or thread waits cannot throw: prints that and aborts.
+    ~semaphore_core() {
+        if (waiters_.load() != 0) lco_destroyed_in_use("counting_semaphore", "tasks or threads wait on it");
+    }
+    /// `desired`, if a semaphore with at most `max` permits can start with it.
+    /// @throws weft::lco_error (invalid_argument) otherwise.
+    static std::ptrdiff_t checked_initial(std::ptrdiff_t desired, std::ptrdiff_t max);
 
     bool try_acquire() noexcept {
         // relaxed: a first guess; the compare-exchange decides.
@@ -40,7 +47,8 @@ public:
 
     /// Queues the caller; true once it holds a permit, false at the deadline.
     bool acquire_slow(const steady_time* deadline);
-    void release(std::ptrdiff_t n, std::ptrdiff_t max) noexcept;
+    /// @throws weft::lco_error if n < 0 or the count would pass `max`.
+    void release(std::ptrdiff_t n, std::ptrdiff_t max);
 
 private:
     void hand_out(wake_list& woken) noexcept;
@@ -57,8 +65,10 @@ private:
 /// (its worker runs other tasks), or blocks a thread that is not a weft worker.
 ///
 /// release(n) adds n permits and resumes up to n waiters, oldest first. Timed acquires
-/// arm a timer on the runtime's timer thread; they never block a worker. As std's,
-/// release() beyond max() or with a negative count is undefined (here: an assertion).
+/// arm a timer on the runtime's timer thread; they never block a worker. Where std's is
+/// undefined, this one throws weft::lco_error: release() past max() (value_too_large),
+/// release() of a negative count or a desired count outside 0..max() (invalid_argument).
+/// Destroying it while tasks wait prints that and aborts.
 ///
 /// Example (from tests/unit/lcos/counting_semaphore_test.cpp):
 /// @code
@@ -87,15 +97,16 @@ public:
     /// @brief The largest count this semaphore supports.
     static constexpr std::ptrdiff_t max() noexcept { return LeastMaxValue; }
 
-    /// @brief A semaphore with `desired` free permits (0 <= desired <= max()).
-    explicit counting_semaphore(std::ptrdiff_t desired) noexcept : core_(desired) {
-        WEFT_ASSERT(desired >= 0 && desired <= max());
-    }
+    /// @brief A semaphore with `desired` free permits.
+    /// @throws weft::lco_error (invalid_argument) unless 0 <= desired <= max().
+    explicit counting_semaphore(std::ptrdiff_t desired)
+        : core_(detail::semaphore_core::checked_initial(desired, max())) {}
     counting_semaphore(const counting_semaphore&) = delete;
     counting_semaphore& operator=(const counting_semaphore&) = delete;
 
     /// @brief Adds `update` permits, resuming as many waiting tasks.
-    void release(std::ptrdiff_t update = 1) noexcept { core_.release(update, max()); }
+    /// @throws weft::lco_error if update < 0 or the count would pass max().
+    void release(std::ptrdiff_t update = 1) { core_.release(update, max()); }
 
     /// @brief Takes a permit, suspending the calling task until one is free.
     void acquire() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <weft/concurrency/spinlock.hpp>
+#include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
 #include <atomic>
@@ -47,7 +48,10 @@ public:
         : state_(initially_set ? set_bit : 0), mode_(m) {}
     event(const event&) = delete;
     event& operator=(const event&) = delete;
-    ~event() { WEFT_ASSERT(waiters_.empty()); }
+    /// Destroying it while a task or thread waits cannot throw: prints that and aborts.
+    ~event() {
+        if (!waiters_.empty()) detail::lco_destroyed_in_use("event", "tasks or threads wait on it");
+    }
 
     /// @brief Sets the event: resumes every waiter (manual), or one waiter (automatic).
     void set() noexcept;

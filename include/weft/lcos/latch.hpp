@@ -3,6 +3,7 @@
 #pragma once
 
 #include <weft/concurrency/spinlock.hpp>
+#include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
 #include <atomic>
@@ -18,6 +19,11 @@ namespace weft {
 /// word, so the count_down() that reaches zero takes the internal lock only when a
 /// waiter is queued, and touches nothing once the last waiter can have returned (the
 /// latch may then be destroyed).
+///
+/// Where std's is undefined, this one throws weft::lco_error (invalid_argument): an
+/// expected count outside 0..max(), a negative count_down(), and a count_down() past
+/// zero (the counter is left unchanged). Destroying it while tasks wait prints that and
+/// aborts.
 ///
 /// Example (from tests/unit/lcos/latch_test.cpp):
 /// @code
@@ -36,17 +42,20 @@ public:
     /// @brief The largest initial count.
     static constexpr std::ptrdiff_t max() noexcept { return std::numeric_limits<std::ptrdiff_t>::max() / 2; }
 
-    /// @brief A latch that opens after `expected` count-downs (0 <= expected <= max()).
-    explicit latch(std::ptrdiff_t expected) noexcept : state_(expected * 2) {
-        WEFT_ASSERT(expected >= 0 && expected <= max());
-    }
+    /// @brief A latch that opens after `expected` count-downs.
+    /// @throws weft::lco_error (invalid_argument) unless 0 <= expected <= max().
+    explicit latch(std::ptrdiff_t expected) : state_(checked_initial(expected) * 2) {}
     latch(const latch&) = delete;
     latch& operator=(const latch&) = delete;
-    ~latch() { WEFT_ASSERT(waiters_.empty()); }
+    /// Destroying it while a task or thread waits cannot throw: prints that and aborts.
+    ~latch() {
+        if (!waiters_.empty()) detail::lco_destroyed_in_use("latch", "tasks or threads wait on it");
+    }
 
-    /// @brief Decrements the counter by `n` (at most the current count); at zero, resumes
-    /// every waiter.
-    void count_down(std::ptrdiff_t n = 1) noexcept;
+    /// @brief Decrements the counter by `n`; at zero, resumes every waiter.
+    /// @throws weft::lco_error (invalid_argument) if n < 0 or n is more than the count
+    /// left (the counter is then unchanged).
+    void count_down(std::ptrdiff_t n = 1);
 
     /// @brief True if the counter has reached zero (never waits).
     bool try_wait() const noexcept {
@@ -65,6 +74,9 @@ public:
 
 private:
     static constexpr std::ptrdiff_t waiting_bit = 1;
+
+    static std::ptrdiff_t checked_initial(std::ptrdiff_t expected);
+    [[noreturn]] static void count_down_past_zero(std::ptrdiff_t n, std::ptrdiff_t left);
 
     mutable std::atomic<std::ptrdiff_t> state_;  ///< count * 2 + waiting_bit
     mutable ext::spinlock lock_;

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <weft/concurrency/spinlock.hpp>
+#include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 
 namespace weft {
 
@@ -21,6 +23,18 @@ namespace weft {
 /// multiprocessors", PPoPP 1991, §3): a new reader does not overtake a queued writer, and
 /// when the lock frees, the waiter at the front enters together with every reader queued
 /// behind it up to the next writer. So neither side starves.
+///
+/// Misuse that std leaves undefined throws weft::lco_error instead: unlock() or
+/// unlock_shared() by a task (or thread) that does not hold the lock in that mode
+/// (operation_not_permitted), and a lock that could only be granted once the caller
+/// released what it holds (resource_deadlock_would_occur): lock() while holding it
+/// shared or exclusively, lock_shared() while holding it exclusively, or while holding
+/// it shared when a writer waits (a reader may take it again while nobody waits). A
+/// timed lock in those cases just times out and try_lock()/try_lock_shared() return
+/// false, as for weft::mutex. To know who holds it, the lock records the writer and the
+/// first four readers by identity (with a count each, under the internal lock that
+/// every call takes anyway); readers beyond four at a time are only counted, so their
+/// misuse is not detected. Destroying a locked shared_mutex aborts with a message.
 ///
 /// Example (from tests/unit/lcos/shared_mutex_test.cpp):
 /// @code
@@ -38,9 +52,13 @@ public:
     shared_mutex() = default;
     shared_mutex(const shared_mutex&) = delete;
     shared_mutex& operator=(const shared_mutex&) = delete;
-    ~shared_mutex() { WEFT_ASSERT(waiters_.empty()); }
+    /// Destroying a locked shared_mutex cannot throw: it prints who holds it and aborts.
+    ~shared_mutex() {
+        if (writer_ || readers_ != 0 || !waiters_.empty()) destroyed_in_use();
+    }
 
     /// @brief Acquires exclusive ownership, suspending until no one holds the lock.
+    /// @throws weft::lco_error (resource_deadlock_would_occur) if the caller holds it.
     void lock() { (void)acquire(exclusive, nullptr); }
     /// @brief Acquires exclusive ownership if nobody holds the lock and nobody waits.
     bool try_lock() noexcept;
@@ -55,9 +73,12 @@ public:
         return acquire_until(exclusive, abs);
     }
     /// @brief Releases exclusive ownership and admits the next waiter(s).
-    void unlock() noexcept;
+    /// @throws weft::lco_error (operation_not_permitted) if the caller does not hold it.
+    void unlock();
 
     /// @brief Acquires shared ownership, suspending while a writer holds or awaits it.
+    /// @throws weft::lco_error (resource_deadlock_would_occur) if the caller holds it
+    /// exclusively, or shared while a writer waits.
     void lock_shared() { (void)acquire(shared, nullptr); }
     /// @brief Acquires shared ownership if no writer holds it and nobody waits.
     bool try_lock_shared() noexcept;
@@ -72,7 +93,9 @@ public:
         return acquire_until(shared, abs);
     }
     /// @brief Releases one shared ownership; the last reader admits a waiting writer.
-    void unlock_shared() noexcept;
+    /// @throws weft::lco_error (operation_not_permitted) if the caller does not hold it
+    /// shared.
+    void unlock_shared();
 
 private:
     static constexpr std::uintptr_t shared = 0;
@@ -92,13 +115,35 @@ private:
     bool admissible(std::uintptr_t kind) const noexcept {
         return !writer_ && (kind == shared || readers_ == 0);
     }
+    /// Records `who` as holding the lock in `kind` mode (under lock_).
+    void enter(std::uintptr_t kind, const detail::agent_id& who) noexcept;
+    /// The tracked reader record of `agent`, or nullptr (under lock_).
+    struct reader_record;
+    reader_record* find_reader(const void* agent) noexcept;
+    /// For a request that must wait (under lock_): nullptr if the caller holds nothing
+    /// that keeps it waiting, else why it would wait for itself.
+    const char* conflict(std::uintptr_t kind, const void* me) noexcept;
+    /// The holder a new waiter names in the deadlock report (under lock_).
+    std::uint64_t holder_for_report() const noexcept;
     /// Admits waiters from the front while they fit (under lock_).
     void admit(detail::wake_list& woken) noexcept;
+    [[noreturn]] void destroyed_in_use() const noexcept;
+
+    struct reader_record {
+        const void* agent = nullptr;  ///< null: a free record
+        std::uint64_t holder = 0;     ///< its wait_reason::holder
+        std::size_t count = 0;        ///< how often it holds the lock shared
+    };
+    static constexpr std::size_t tracked_readers = 4;
 
     ext::spinlock lock_;  ///< guards everything below
-    std::size_t readers_ = 0;
+    std::size_t readers_ = 0;  ///< shared holds, tracked or not
     bool writer_ = false;
-    detail::wait_queue waiters_;  ///< tag: shared or exclusive
+    const void* writer_agent_ = nullptr;
+    std::uint64_t writer_holder_ = 0;
+    reader_record tracked_[tracked_readers];
+    std::size_t untracked_ = 0;  ///< shared holds of readers without a record
+    detail::wait_queue waiters_;  ///< tag: shared or exclusive; slot: the waiter's agent_id
 };
 
 }  // namespace weft

@@ -86,7 +86,7 @@ TEST_P(mutex_test, relocking_by_the_owner_throws_instead_of_deadlocking) {
         try {
             m.lock();
             ADD_FAILURE() << "lock() by the owner returned";
-        } catch (const std::system_error& e) {
+        } catch (const weft::lco_error& e) {
             EXPECT_EQ(e.code(), std::errc::resource_deadlock_would_occur);
         }
         EXPECT_FALSE(m.try_lock());

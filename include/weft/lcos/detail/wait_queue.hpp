@@ -4,6 +4,7 @@
 
 #include <weft/concurrency/spinlock.hpp>
 #include <weft/config/config.hpp>
+#include <weft/sched/detail/core.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>
@@ -37,6 +38,14 @@ struct thread_parker {
 /// Identifies the calling agent for ownership checks: the running task, or the calling
 /// OS thread when it runs no task. Stable across a task's migrations between workers.
 const void* current_agent() noexcept;
+
+/// The calling agent (current_agent()) and its id for wait_reason::holder
+/// (current_holder_id()), from one look-up: what a lock records about its owner.
+struct agent_id {
+    const void* agent;
+    std::uint64_t holder;
+};
+agent_id current_agent_id() noexcept;
 
 /// One party blocked on a local control object: a suspended task or a blocked OS
 /// thread, or (with on_wake) an asynchronous operation completed by a callback.
@@ -109,6 +118,9 @@ public:
     void* slot = nullptr;
     /// Object-specific result the notifier sets before wake() (e.g. channel closed).
     std::uint8_t outcome = 0;
+    /// What the waiter waits on (kind, object, holder), set before block(): the
+    /// deadlock report names it.
+    wait_reason reason;
 
 private:
     friend class wait_queue;
