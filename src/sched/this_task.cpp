@@ -6,8 +6,19 @@
 #include <weft/config/errors.hpp>
 
 #include <string>
-
 #include <thread>
+
+namespace weft::detail {
+
+void sleep_forever() {
+    if (current_task() == nullptr) {
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
+    }
+    // Nobody resumes the task: its callback leaves it parked, and no timer names it.
+    for (;;) suspend([](task*, void*) noexcept {}, nullptr, wait_reason{});
+}
+
+}  // namespace weft::detail
 
 namespace weft::this_task {
 
@@ -25,6 +36,9 @@ void yield() {
 }
 
 void sleep_until(std::chrono::steady_clock::time_point deadline) {
+    using namespace std::chrono;
+    // As far as detail::until() (lcos) counts as never: no timer is armed for it.
+    if (deadline >= steady_clock::time_point::max() - hours(24 * 365 * 100)) detail::sleep_forever();
     if (detail::current_task() == nullptr) {
         std::this_thread::sleep_until(deadline);
         return;

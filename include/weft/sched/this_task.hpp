@@ -24,6 +24,13 @@ private:
     std::uint64_t value_ = 0;
 };
 
+namespace detail {
+/// Suspends the calling task for good (or blocks the calling thread for good): what a
+/// sleep past any deadline a clock can represent means. The deadlock report lists the
+/// task as waiting on something it cannot name.
+[[noreturn]] void sleep_forever();
+}  // namespace detail
+
 namespace this_task {
 
 /// Lets other ready tasks run first; the calling task stays runnable (seed 000's
@@ -31,13 +38,20 @@ namespace this_task {
 void yield();
 
 /// Suspends the calling task until `deadline`; the worker runs other tasks meanwhile.
-/// On a thread that is not a weft worker, blocks that thread.
+/// On a thread that is not a weft worker, blocks that thread. A deadline in the past
+/// returns at once; one within a century of time_point::max() never comes: the task
+/// sleeps for good (detail::sleep_forever()).
 void sleep_until(std::chrono::steady_clock::time_point deadline);
 
-/// Suspends the calling task for at least `d` (see sleep_until).
+/// Suspends the calling task for at least `d` (see sleep_until). A `d` that is not
+/// positive (or NaN) returns at once; one of a century or more (hours::max(), an
+/// infinite floating-point duration) never ends, rather than overflowing the deadline.
 template <class Rep, class Period>
 void sleep_for(std::chrono::duration<Rep, Period> d) {
-    sleep_until(std::chrono::steady_clock::now() + std::chrono::ceil<std::chrono::steady_clock::duration>(d));
+    using namespace std::chrono;
+    if (!(d > d.zero())) return;
+    if (!(duration<double>(d) < duration<double>(hours(24 * 365 * 100)))) detail::sleep_forever();
+    sleep_until(steady_clock::now() + ceil<steady_clock::duration>(d));
 }
 
 /// The id of the calling task; task_id{} on a thread that is not running a task.
