@@ -1,15 +1,17 @@
 // weft's demo: a parallel Fibonacci (futures and fork-join) and a random spawn tree,
 // each printing its result, time, tasks per second and how work spread over workers.
 //
-//   demo [--fib=N] [--tree-depth=D] [--weft:threads=N] [--weft:scheduler=NAME] ...
+//   weft_demo [--fib=N] [--tree-depth=D] [--weft:threads=N] [--weft:scheduler=NAME] ...
+//
+// Exits 1 when a result is wrong, 2 on a bad option.
+#include "example_options.hpp"
+
 #include <weft/weft.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -91,19 +93,16 @@ void print_spread(const std::vector<std::uint64_t>& before, const std::vector<st
     std::printf("\n");
 }
 
-unsigned arg_value(int argc, char** argv, const char* name, unsigned fallback) {
-    const std::size_t len = std::strlen(name);
-    for (int i = 1; i < argc; ++i)
-        if (std::strncmp(argv[i], name, len) == 0 && argv[i][len] == '=') return static_cast<unsigned>(std::atoi(argv[i] + len + 1));
-    return fallback;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
+    unsigned n = 30;
+    tree_params tree{28, 3};
+    weft::examples::options opts("weft_demo", "a parallel Fibonacci (futures and fork-join) and a random spawn tree");
+    opts.number("--fib", n, 0u, 92u, "fib(N) to compute, the last that fits 64 bits is fib(92)")
+        .number("--tree-depth", tree.depth, 0u, 40u, "levels of the random spawn tree");
+    opts.parse(argc, argv);
     weft::runtime rt(argc, argv);  // takes the --weft:* options out of argv
-    const unsigned n = arg_value(argc, argv, "--fib", 30);
-    const tree_params tree{arg_value(argc, argv, "--tree-depth", 28), 3};
     std::printf("weft demo: %u worker(s), scheduler %s\n", rt.num_workers(), std::string(rt.scheduler_name()).c_str());
 
     const std::uint64_t expected = fib_serial(n);

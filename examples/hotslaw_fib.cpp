@@ -4,13 +4,13 @@
 //
 //   weft_hotslaw_fib [--n=N] [--cutoff=C] [--weft:threads=N] [--weft:scheduler=hierarchical]
 //
-// Exits 1 when the result is wrong, 2 on a malformed option.
+// Exits 1 when the result is wrong, 2 on a bad option.
+#include "example_options.hpp"
+
 #include <weft/weft.hpp>
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 namespace {
 
@@ -46,29 +46,15 @@ void FIB(int n, long* out) {
     *out = x + y;
 }
 
-bool parse_int(const char* arg, const char* prefix, int& value) {
-    const std::size_t len = std::strlen(prefix);
-    if (std::strncmp(arg, prefix, len) != 0) return false;
-    char* end = nullptr;
-    const long v = std::strtol(arg + len, &end, 10);
-    if (end == arg + len || *end != '\0' || v < 0 || v > 92) {  // fib(92) is the last that fits
-        std::fprintf(stderr, "weft_hotslaw_fib: %s wants an integer in 0..92\n", prefix);
-        std::exit(2);
-    }
-    value = static_cast<int>(v);
-    return true;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    return weft::run(argc, argv, [](int ac, char** av) {
-        int n = 30;
-        for (int i = 1; i < ac; ++i) {
-            if (parse_int(av[i], "--n=", n) || parse_int(av[i], "--cutoff=", CUTOFF)) continue;
-            std::fprintf(stderr, "weft_hotslaw_fib: unknown argument '%s' (--n=N, --cutoff=C)\n", av[i]);
-            return 2;
-        }
+    int n = 30;
+    weft::examples::options opts("weft_hotslaw_fib", "Fibonacci as HotSLAW's paper writes it, on weft::task_queue");
+    opts.number("--n", n, 0, 92, "fib(N) to compute, the last that fits 64 bits is fib(92)")
+        .number("--cutoff", CUTOFF, 0, 92, "below it, fib runs serially");
+    opts.parse(argc, argv);
+    return weft::run(argc, argv, [n](int, char**) {
         const auto t0 = std::chrono::steady_clock::now();
         long result = 0;
         FIB(n, &result);

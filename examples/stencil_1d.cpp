@@ -13,6 +13,10 @@
 //
 //   weft_stencil_1d [--nx=N] [--np=N] [--nt=N] [--adapt=OBJECTIVE [--trials=N] [--samples=K]]
 //                   [--weft:threads=N]
+//
+// Exits 1 when a result does not match the serial one, 2 on a bad option.
+#include "example_options.hpp"
+
 #include <weft/adapt/policy.hpp>
 #include <weft/weft.hpp>
 
@@ -21,8 +25,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -69,20 +71,6 @@ bool same(const std::vector<double>& a, const std::vector<double>& b) {
     for (std::size_t x = 0; x < a.size(); ++x) {
         if (!(std::fabs(a[x] - b[x]) <= 1e-12 * std::fabs(b[x]))) return false;
     }
-    return true;
-}
-
-bool parse(const char* arg, const char* name, std::size_t& value) {
-    const std::size_t len = std::strlen(name);
-    if (std::strncmp(arg, name, len) != 0 || arg[len] != '=') return false;
-    value = std::strtoull(arg + len + 1, nullptr, 10);
-    return true;
-}
-
-bool parse(const char* arg, const char* name, std::string& value) {
-    const std::size_t len = std::strlen(name);
-    if (std::strncmp(arg, name, len) != 0 || arg[len] != '=') return false;
-    value = arg + len + 1;
     return true;
 }
 
@@ -133,14 +121,11 @@ std::vector<double> heat_dataflow(const std::vector<double>& initial, std::size_
 // --adapt: the policy engine tunes np between runs (seed 000 §7.1, HPX's
 // 1d_stencil_4_repart). It minimizes one of the seed's counters or the wall time.
 
-/// What --adapt=NAME minimizes; false for an unknown name.
-bool objective_named(const std::string& name, weft::adapt::objective& what) {
-    if (name == "wall-time") what = weft::adapt::objective::wall_time();
-    else if (name == "idle-rate") what = weft::adapt::objective::counter("/threads/idle-rate");
-    else if (name == "cumulative" || name == "cumulative-overhead" || name == "overall")
-        what = weft::adapt::objective::counter("/threads/time/" + name);
-    else return false;
-    return true;
+/// What --adapt=NAME minimizes (NAME is one of the words --adapt accepts).
+weft::adapt::objective objective_named(const std::string& name) {
+    if (name == "wall-time") return weft::adapt::objective::wall_time();
+    if (name == "idle-rate") return weft::adapt::objective::counter("/threads/idle-rate");
+    return weft::adapt::objective::counter("/threads/time/" + name);  // cumulative, cumulative-overhead, overall
 }
 
 /// The partition sizes to try: the divisors of nx from 1000 points (nx/1000 if smaller)
@@ -165,41 +150,26 @@ std::vector<double> partition_sizes(std::size_t nx, std::size_t workers) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // ac, av: argc and argv without the --weft: options (other names, for -Wshadow).
-    return weft::run(argc, argv, [](int ac, char** av) {
-        std::size_t nx = 1'000'000;  // points on the ring
-        std::size_t np = 10'000;     // points per partition
-        std::size_t nt = 100;        // time steps
-        std::string adapt;           // --adapt: the objective; empty: one run at np
-        std::size_t trials = 20;     // --adapt: the search's budget in trials
-        std::size_t samples = 1;     // --adapt: runs per trial
-        for (int i = 1; i < ac; ++i) {
-            if (!parse(av[i], "--nx", nx) && !parse(av[i], "--np", np) && !parse(av[i], "--nt", nt) &&
-                !parse(av[i], "--adapt", adapt) && !parse(av[i], "--trials", trials) &&
-                !parse(av[i], "--samples", samples)) {
-                std::fprintf(stderr,
-                             "usage: %s [--nx=N] [--np=N] [--nt=N] [--adapt=OBJECTIVE [--trials=N] [--samples=K]] "
-                             "[--weft:threads=N]\n"
-                             "  --adapt=OBJECTIVE  tune np over --trials trials (default 20) of --samples runs\n"
-                             "                     each (default 1), minimizing idle-rate, cumulative,\n"
-                             "                     cumulative-overhead, overall or wall-time\n",
-                             av[0]);
-                return 2;
-            }
-        }
-        if (nx == 0 || np == 0 || np > nx || nt == 0 || trials == 0 || samples == 0 || samples > 100) {
-            std::fprintf(stderr, "%s: need 1 <= np <= nx, nt >= 1, trials >= 1 and 1 <= samples <= 100\n", av[0]);
-            return 2;
-        }
-        weft::adapt::objective what;
-        if (!adapt.empty() && !objective_named(adapt, what)) {
-            std::fprintf(stderr,
-                         "%s: --adapt: unknown objective '%s' (accepted: idle-rate, cumulative, "
-                         "cumulative-overhead, overall, wall-time)\n",
-                         av[0], adapt.c_str());
-            return 2;
-        }
-
+    std::size_t nx = 1'000'000;  // points on the ring
+    std::size_t np = 10'000;     // points per partition
+    std::size_t nt = 100;        // time steps
+    std::string adapt;           // --adapt: the objective; empty: one run at np
+    std::size_t trials = 20;     // --adapt: the search's budget in trials
+    std::size_t samples = 1;     // --adapt: runs per trial
+    constexpr std::size_t max_points = 100'000'000;
+    weft::examples::options opts("weft_stencil_1d", "heat diffusion on a ring, as HPX's 1d_stencil_4 (dataflow)");
+    opts.number("--nx", nx, std::size_t{1}, max_points, "points on the ring")
+        .number("--np", np, std::size_t{1}, max_points, "points per partition, at most --nx")
+        .number("--nt", nt, std::size_t{1}, std::size_t{1'000'000}, "time steps")
+        .word("--adapt", adapt, {"idle-rate", "cumulative", "cumulative-overhead", "overall", "wall-time"},
+              "tune np between runs, minimizing this objective")
+        .number("--trials", trials, std::size_t{1}, std::size_t{1000}, "--adapt: the search's budget in trials")
+        .number("--samples", samples, std::size_t{1}, std::size_t{100}, "--adapt: runs per trial (their median counts)");
+    opts.parse(argc, argv);
+    if (np > nx)
+        opts.fail("bad value '" + std::to_string(np) + "' for --np: expected a whole number from 1 to --nx (" +
+                  std::to_string(nx) + ")");
+    return weft::run(argc, argv, [=](int, char**) {
         std::vector<double> initial(nx);
         for (std::size_t x = 0; x < nx; ++x) initial[x] = std::sin(static_cast<double>(x));
         const std::vector<double> expected = serial_heat(initial, nt);
@@ -227,7 +197,8 @@ int main(int argc, char** argv) {
         options.search.max_trials = trials;
         options.samples = samples;  // runs per trial: the search sees their median
         weft::adapt::tunable np_tuned("stencil-np", sizes, options);
-        const weft::adapt::policy_handle policy = weft::adapt::tune(np_tuned, what, "end-iteration", "start-iteration");
+        const weft::adapt::policy_handle policy = weft::adapt::tune(np_tuned, objective_named(adapt), "end-iteration",
+                                                                    "start-iteration");
         std::printf("1D heat stencil: %zu points, %zu time steps, %u worker(s); tuning np for %s over %zu sizes\n", nx,
                     nt, weft::num_workers(), adapt.c_str(), np_tuned.range().size());
         bool ok = true;
