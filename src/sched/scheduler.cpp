@@ -1340,10 +1340,6 @@ void count_internal_task_finished() noexcept {
     if (worker* w = current_worker()) w->stats.internal_tasks.add_release(1);
 }
 
-std::uint64_t next_task_id() noexcept {
-    return g_external_task_seq.fetch_add(1, std::memory_order_relaxed) << 12;
-}
-
 namespace {
 // "type: what" of the exception being handled, for messages.
 std::string describe_current_exception() {

@@ -273,9 +273,6 @@ void call_at(std::chrono::steady_clock::time_point when, void (*fn)(void*) noexc
 /// inside a catch block.
 void report_discarded_exception(const char* why) noexcept;
 
-/// A next unique task id (per process).
-std::uint64_t next_task_id() noexcept;
-
 /// Called by a runtime-internal task as its last act (see post_internal): counts it on
 /// the worker it finishes on.
 void count_internal_task_finished() noexcept;
