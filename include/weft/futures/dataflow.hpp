@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <tuple>
 
 namespace weft {
@@ -13,8 +14,18 @@ namespace detail {
 template <class F, class... Args>
 using dataflow_raw_t = std::invoke_result_t<F&, Args...>;
 
+/// The function and its arguments, destroyed together once the function has run.
+template <class F, class... Args>
+struct dataflow_call {
+    F fn;
+    std::tuple<Args...> args;
+    template <class F2, class... A2>
+    explicit dataflow_call(F2&& f, A2&&... a) : fn(std::forward<F2>(f)), args(std::forward<A2>(a)...) {}
+};
+
 /// The task, the result's state, the arguments and one waiter per future argument, in
-/// one block. References: the returned future + the pending run.
+/// one block. References: the returned future + the pending run (for a deferred one,
+/// from its start on: one never waited for dies with its future).
 template <class Policy, class F, class... Args>
 class dataflow_block final : public task,
                              public shared_state<typename unwrapped_value<dataflow_raw_t<F, Args...>>::type> {
@@ -26,17 +37,25 @@ class dataflow_block final : public task,
 public:
     template <class F2, class... A2>
     dataflow_block(const Policy& p, F2&& f, A2&&... a)
-        : state(&destroy, 2), fn_(std::forward<F2>(f)), args_(std::forward<A2>(a)...), remaining_(n + 1) {
+        : state(&destroy, std::is_same_v<Policy, launch::deferred_policy> ? 1 : 2),
+          call_(std::in_place, std::forward<F2>(f), std::forward<A2>(a)...), remaining_(n + 1) {
         task::invoke = &run;
         if constexpr (std::is_same_v<Policy, launch::async_policy>) apply_attributes(*this, p.attributes);
     }
 
     void start() noexcept {
         if constexpr (std::is_same_v<Policy, launch::deferred_policy>) {
-            this->deferred_ = &run_deferred_fn;
+            this->deferred_ = &start_deferred;
             return;
         }
-        for_each_future(args_, [this](std::size_t i, shared_state_base* s) {
+        register_inputs(nullptr);
+    }
+
+private:
+    /// Registers a waiter on every future argument; with `more` (a deferred start), the
+    /// deferred ones among them go there to be started next instead of starting here.
+    void register_inputs(deferred_starts* more) noexcept {
+        for_each_future(call_->args, [this, more](std::size_t i, shared_state_base* s) {
             // The inputs are interchangeable (only their count matters), so a node needs
             // no owner or index of its own: a callback waiter's waiting_task names the
             // block. 32 bytes a node instead of fan_in_node's 56 keep a three-input
@@ -44,12 +63,16 @@ public:
             waiter& node = nodes_[i];
             node.waiting_task = this;
             node.callback = &on_input_ready;
-            if (!s->watch(node)) arrived(this);
+            if (more == nullptr) {
+                if (!s->watch(node)) arrived(this);
+                return;
+            }
+            if (s->deferred_pending() && !more->push(s)) s->run_deferred();
+            if (!s->add_waiter(node)) arrived(this);
         });
         arrived(this);
     }
 
-private:
     static void on_input_ready(waiter* w) noexcept { arrived(static_cast<dataflow_block*>(w->waiting_task)); }
 
     static void arrived(dataflow_block* self) noexcept {
@@ -65,30 +88,34 @@ private:
     }
 
     void body() noexcept {
-        // The inputs move into a local: they are released when the body returns, not
-        // when the result is, so a chain of dataflows does not keep every earlier step
-        // alive (HPX does the same).
-        auto args = std::move(args_);
         this->prefetch_waiters();  // the dependents load while f runs
-        complete_from<raw>(static_cast<state&>(*this),
-                           [this, &args]() -> decltype(auto) { return std::apply(fn_, std::move(args)); });
+        // The function and its inputs are destroyed before the result is published, so
+        // a chain of dataflows does not keep every earlier step alive (HPX releases the
+        // inputs too; issue #20).
+        complete_from<raw>(
+            static_cast<state&>(*this),
+            [this]() -> decltype(auto) { return std::apply(call_->fn, std::move(call_->args)); },
+            [this]() noexcept { call_.reset(); });
     }
 
-    static void run_deferred_fn(shared_state_base* s) noexcept {
+    /// The first wait starts it: it waits for its inputs as a sync dataflow would, and
+    /// the deferred inputs start next, in run_deferred's loop.
+    static void start_deferred(shared_state_base* s, deferred_starts& more) noexcept {
         auto* self = static_cast<dataflow_block*>(static_cast<state*>(s));
-        try {
-            for_each_future(self->args_, [](std::size_t, shared_state_base* in) { in->wait(); });
-        } catch (...) {
-        }
-        run(self);
+        s->add_ref();  // the pending run's, from now on
+        self->register_inputs(&more);
     }
 
     static void destroy(shared_state_base* s) noexcept {
+        auto* self = static_cast<dataflow_block*>(static_cast<state*>(s));
+        // Never run (deferred, never waited for): it still holds its inputs.
+        shared_state_base::dispose(s, &destroy_now, self->call_.has_value() || self->result_may_hold_states());
+    }
+    static void destroy_now(shared_state_base* s) noexcept {
         destroy_block(static_cast<dataflow_block*>(static_cast<state*>(s)));
     }
 
-    F fn_;
-    std::tuple<Args...> args_;
+    std::optional<dataflow_call<F, Args...>> call_;
     waiter nodes_[n == 0 ? 1 : n];
     std::atomic<std::size_t> remaining_;  // next to the nodes: an arrival touches one line or two
 };
@@ -106,13 +133,19 @@ private:
 template <launch_policy P, class F, class... Args>
     requires std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
 auto dataflow(P&& policy, F&& f, Args&&... args) {
-    detail::require_states("weft::dataflow", args...);
-    using block = detail::dataflow_block<std::remove_cvref_t<P>, std::decay_t<F>, std::decay_t<Args>...>;
+    static_assert(detail::storable_futures_v<Args...>,
+                  "weft::dataflow: pass unique futures with std::move(f) (or use shared_future)");
     using R = typename detail::unwrapped_value<detail::dataflow_raw_t<std::decay_t<F>, std::decay_t<Args>...>>::type;
-    block* b = detail::make_block<block>(policy, std::forward<F>(f), std::forward<Args>(args)...);
-    future<R> result(static_cast<detail::shared_state<R>*>(b));
-    b->start();
-    return result;
+    if constexpr (detail::storable_futures_v<Args...>) {
+        detail::require_states("weft::dataflow", args...);
+        using block = detail::dataflow_block<std::remove_cvref_t<P>, std::decay_t<F>, std::decay_t<Args>...>;
+        block* b = detail::make_block<block>(policy, std::forward<F>(f), std::forward<Args>(args)...);
+        future<R> result(static_cast<detail::shared_state<R>*>(b));
+        b->start();
+        return result;
+    } else {
+        return future<R>();
+    }
 }
 
 /// As dataflow(policy, f, args...), with f run by `executor` (its async_execute) once
@@ -120,19 +153,32 @@ auto dataflow(P&& policy, F&& f, Args&&... args) {
 template <executor_like E, class F, class... Args>
     requires std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
 auto dataflow(E&& executor, F&& f, Args&&... args) {
-    return dataflow(
-        launch::sync,
-        [e = std::forward<E>(executor), fn = std::forward<F>(f)](auto&&... ready) mutable {
-            return e.async_execute(std::move(fn), std::forward<decltype(ready)>(ready)...);
-        },
-        std::forward<Args>(args)...);
+    static_assert(detail::storable_futures_v<Args...>,
+                  "weft::dataflow: pass unique futures with std::move(f) (or use shared_future)");
+    if constexpr (detail::storable_futures_v<Args...>) {
+        return dataflow(
+            launch::sync,
+            [e = std::forward<E>(executor), fn = std::forward<F>(f)](auto&&... ready) mutable {
+                return e.async_execute(std::move(fn), std::forward<decltype(ready)>(ready)...);
+            },
+            std::forward<Args>(args)...);
+    } else {
+        return future<void>();  // unused: the assertion above has failed
+    }
 }
 
 /// dataflow(launch::async, f, args...).
 template <class F, class... Args>
     requires(!launch_policy<F>) && (!executor_like<F>) && std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
 auto dataflow(F&& f, Args&&... args) {
-    return dataflow(launch::async, std::forward<F>(f), std::forward<Args>(args)...);
+    static_assert(detail::storable_futures_v<Args...>,
+                  "weft::dataflow: pass unique futures with std::move(f) (or use shared_future)");
+    if constexpr (detail::storable_futures_v<Args...>) {
+        return dataflow(launch::async, std::forward<F>(f), std::forward<Args>(args)...);
+    } else {
+        using R = typename detail::unwrapped_value<detail::dataflow_raw_t<std::decay_t<F>, std::decay_t<Args>...>>::type;
+        return future<R>();
+    }
 }
 
 }  // namespace weft

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <weft/futures/detail/shared_state.hpp>
+#include <weft/futures/detail/timed_wait.hpp>
 #include <weft/futures/future_error.hpp>
 #include <weft/futures/launch.hpp>
 #include <weft/sched/detail/task_block.hpp>
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -54,15 +57,43 @@ shared_state<T>* state_of(const future<T>& f) noexcept;
 template <class T>
 shared_state<T>* state_of(const shared_future<T>& f) noexcept;
 
-/// True when a continuation may run inline here: on a worker, while a quarter of the
-/// stack is still free; on a plain thread, below a fixed nesting depth.
+/// Nesting depth of inline runs on a plain thread (see run_inline_if_room).
 inline thread_local unsigned plain_thread_inline_depth = 0;
-inline bool may_run_inline() noexcept {
+
+/// Runs `f()` here and returns true when a continuation may run inline: on a worker,
+/// while a quarter of the stack is still free; on a plain thread, below a fixed nesting
+/// depth. Else returns false. Only a plain thread counts the depth in a thread-local: a
+/// task may suspend inside f and resume on another worker, whose count it must not touch.
+template <class F>
+bool run_inline_if_room(F& f) {
     if (worker_hot* w = current_worker_hot()) {
         const char probe = 0;
-        return w->current_ctx != nullptr && &probe >= w->inline_floor;
+        if (w->current_ctx == nullptr || &probe < w->inline_floor) return false;
+        f();
+        return true;
     }
-    return plain_thread_inline_depth < 64;
+    if (plain_thread_inline_depth >= 64) return false;
+    ++plain_thread_inline_depth;
+    struct leave {
+        ~leave() { --plain_thread_inline_depth; }
+    } guard;
+    f();
+    return true;
+}
+
+/// Runs `f()`, a completion that a waiter callback makes (it may ready further states,
+/// whose callbacks run inside it): here while run_inline_if_room() allows, else as a new
+/// task, so that a cascade through a chain of any length is bounded in stack (issue
+/// #20). Without a runtime to take the task, here all the same.
+template <class F>
+void complete_bounded(const char* name, F f) noexcept {
+    if (run_inline_if_room(f)) return;
+    try {
+        post_internal(name, f);
+        return;
+    } catch (...) {  // no runtime (or no memory): here, rather than never
+    }
+    f();
 }
 
 template <class Src, class G, class Policy>
@@ -131,6 +162,30 @@ public:
     void wait() const {
         check();
         state_->wait();
+    }
+
+    /// Waits until the result is available or `rel` has passed: the calling task
+    /// suspends with a deadline (its worker runs other tasks), a plain thread blocks.
+    /// A duration too long to represent as a deadline (hours::max()) waits forever.
+    /// @return future_status::ready, timeout, or deferred (a deferred function nobody
+    /// started: it is not started, as with std::future). @throws weft::future_error (no_state)
+    ///
+    /// @code
+    /// weft::future<int> f = weft::async([] { return slow_answer(); });
+    /// if (f.wait_for(std::chrono::milliseconds(10)) == weft::future_status::timeout) report_progress();
+    /// @endcode
+    template <class Rep, class Period>
+    future_status wait_for(const std::chrono::duration<Rep, Period>& rel) const {
+        check();
+        return detail::wait_state_for(*state_, rel);
+    }
+
+    /// As wait_for, until the time point `abs` of any clock (a clock other than
+    /// steady_clock is checked again when the wait times out). @throws weft::future_error (no_state)
+    template <class Clock, class Duration>
+    future_status wait_until(const std::chrono::time_point<Clock, Duration>& abs) const {
+        check();
+        return detail::wait_state_until(*state_, abs);
     }
 
     /// Waits, then returns the value (moved out) or rethrows the exception the task
@@ -249,6 +304,18 @@ public:
     void wait() const {
         check();
         state_->wait();
+    }
+    /// As future::wait_for. @throws weft::future_error (no_state)
+    template <class Rep, class Period>
+    future_status wait_for(const std::chrono::duration<Rep, Period>& rel) const {
+        check();
+        return detail::wait_state_for(*state_, rel);
+    }
+    /// As future::wait_until. @throws weft::future_error (no_state)
+    template <class Clock, class Duration>
+    future_status wait_until(const std::chrono::time_point<Clock, Duration>& abs) const {
+        check();
+        return detail::wait_state_until(*state_, abs);
     }
 
     /// Waits, then returns the value or rethrows the exception; the future stays valid.
@@ -447,18 +514,26 @@ public:
         }
         shared_state_base* s = state_of(f->inner_);
         s->run_deferred();
-        if (!s->add_waiter(*f)) on_ready(f);
+        if (!s->add_waiter(*f)) finish(f);
     }
 
 private:
+    // A chain of unwrapping steps (a recursive async returning the next step's future)
+    // completes in one cascade of these: bounded.
     static void on_ready(waiter* w) noexcept {
-        auto* self = static_cast<forwarder*>(w);
+        complete_bounded("weft::future unwrapping", [self = static_cast<forwarder*>(w)]() noexcept { finish(self); });
+    }
+
+    static void finish(forwarder* self) noexcept {
         shared_state<R>* target = self->target_;
-        fulfil(*target, [self]() -> decltype(auto) {
-            if constexpr (std::is_void_v<R>) self->inner_.get();
-            else if constexpr (std::is_reference_v<R>) return self->inner_.get();
-            else return R(self->inner_.get());
-        });
+        fulfil(
+            *target,
+            [self]() -> decltype(auto) {
+                if constexpr (std::is_void_v<R>) self->inner_.get();
+                else if constexpr (std::is_reference_v<R>) return self->inner_.get();
+                else return R(self->inner_.get());
+            },
+            [self]() noexcept { self->inner_ = Inner(); });
         destroy_block(self);
         target->release();
     }
@@ -479,8 +554,9 @@ void forward_into(shared_state<R>* target, shared_future<R> inner) noexcept {
 /// Completes `s` with what `call()` returns, or with what it throws; when that is a future
 /// (Raw is one), with that future's result once it arrives (implicit unwrapping). For the
 /// body of a task that sets its own block's state (then, dataflow).
-template <class Raw, class R, class Call>
-void complete_from(shared_state<R>& s, Call&& call) noexcept {
+/// `done()` as in fulfil(): run once the call has returned or thrown, before publishing.
+template <class Raw, class R, class Call, class Done>
+void complete_from(shared_state<R>& s, Call&& call, Done&& done) noexcept {
     if constexpr (is_future_v<Raw>) {
         Raw inner;
         std::exception_ptr error;
@@ -489,6 +565,7 @@ void complete_from(shared_state<R>& s, Call&& call) noexcept {
         } catch (...) {
             error = std::current_exception();
         }
+        done();
         if (error) {  // published after the catch block, as in fulfil()
             s.set_exception(std::move(error));
             return;
@@ -496,23 +573,19 @@ void complete_from(shared_state<R>& s, Call&& call) noexcept {
         s.add_ref();  // held by the forwarder until the inner result arrives
         forward_into<R>(&s, std::move(inner));
     } else {
-        fulfil(s, std::forward<Call>(call));
+        fulfil(s, std::forward<Call>(call), std::forward<Done>(done));
     }
 }
 
-/// Starts task `t`, whose inputs are all ready, as its launch policy says: sync runs it
-/// here (within the inline bound), async prefers the scheduler bypass; otherwise, and
-/// past the bound, it is spawned, or run here if the runtime is gone rather than never.
-/// Run is t's invoke function, called directly.
+/// Starts task `t`, whose inputs are all ready, as its launch policy says: sync (and
+/// deferred, which a waiter started) runs it here within the inline bound, async prefers
+/// the scheduler bypass; otherwise, and past the bound, it is spawned, or run here if
+/// the runtime is gone rather than never. Run is t's invoke function, called directly.
 template <class Policy, void (*Run)(task*) noexcept>
 void launch_ready(task* t) noexcept {
-    if constexpr (std::is_same_v<Policy, launch::sync_policy>) {
-        if (may_run_inline()) {
-            ++plain_thread_inline_depth;
-            Run(t);
-            --plain_thread_inline_depth;
-            return;
-        }
+    if constexpr (std::is_same_v<Policy, launch::sync_policy> || std::is_same_v<Policy, launch::deferred_policy>) {
+        auto run = [t]() noexcept { Run(t); };
+        if (run_inline_if_room(run)) return;
     }
     if constexpr (std::is_same_v<Policy, launch::async_policy>) {
         if (try_bypass(t)) return;
@@ -525,7 +598,8 @@ void launch_ready(task* t) noexcept {
 }
 
 /// A continuation: a task, the result's shared state and the waiter registered on the
-/// input, in one block. References: the returned future and the pending run.
+/// input, in one block. References: the returned future and the pending run (for a
+/// deferred one, from its start on: one never waited for dies with its future).
 template <class Src, class G, class Policy>
 class continuation final : public task,
                            public shared_state<typename unwrapped_value<std::invoke_result_t<G&, Src>>::type>,
@@ -533,20 +607,21 @@ class continuation final : public task,
     using raw_result = std::invoke_result_t<G&, Src>;
     using R = typename unwrapped_value<raw_result>::type;
     using state = shared_state<R>;
+    static constexpr bool deferred = std::is_same_v<Policy, launch::deferred_policy>;
 
 public:
     template <class G2>
     continuation(Src src, G2&& g, const Policy& p)
-        : state(&destroy, 2), src_(std::move(src)), fn_(std::forward<G2>(g)) {
+        : state(&destroy, deferred ? 1 : 2), src_(std::move(src)), fn_(std::in_place, std::forward<G2>(g)) {
         task::invoke = &run;
         waiter::callback = &on_input_ready;
         if constexpr (std::is_same_v<Policy, launch::async_policy>) apply_attributes(*this, p.attributes);
-        if constexpr (std::is_same_v<Policy, launch::deferred_policy>) this->deferred_ = &run_deferred_fn;
+        if constexpr (std::is_same_v<Policy, launch::deferred_policy>) this->deferred_ = &start_deferred;
     }
 
     /// Registers on the input (or runs at once if it is ready).
     void start() noexcept {
-        if constexpr (std::is_same_v<Policy, launch::deferred_policy>) return;  // runs on first wait
+        if constexpr (std::is_same_v<Policy, launch::deferred_policy>) return;  // starts on first wait
         shared_state_base* in = state_of(src_);
         in->run_deferred();
         if (!in->add_waiter(*this)) on_input_ready(this);
@@ -564,27 +639,39 @@ private:
     }
 
     void body() noexcept {
-        Src src = std::move(src_);  // released when the body returns, not with the result
-        this->prefetch_waiters();   // the dependents load while g runs
-        complete_from<raw_result>(static_cast<state&>(*this),
-                                  [this, &src]() -> decltype(auto) { return std::invoke(fn_, std::move(src)); });
+        Src src = std::move(src_);
+        this->prefetch_waiters();  // the dependents load while g runs
+        // g and the input are released before the result is published: a ready state
+        // keeps nothing of the step before it (issue #20).
+        complete_from<raw_result>(
+            static_cast<state&>(*this), [this, &src]() -> decltype(auto) { return std::invoke(*fn_, std::move(src)); },
+            [this, &src]() noexcept {
+                fn_.reset();
+                src = Src();
+            });
     }
 
-    static void run_deferred_fn(shared_state_base* s) noexcept {
+    /// The first wait starts it: it waits for its input as a sync continuation would,
+    /// and the input (if deferred too) starts next, in run_deferred's loop.
+    static void start_deferred(shared_state_base* s, deferred_starts& more) noexcept {
         auto* self = static_cast<continuation*>(static_cast<state*>(s));
-        try {
-            self->src_.wait();
-        } catch (...) {
-        }
-        run(self);
+        s->add_ref();  // the pending run's, from now on
+        shared_state_base* in = state_of(self->src_);
+        if (in->deferred_pending() && !more.push(in)) in->run_deferred();
+        if (!in->add_waiter(*self)) on_input_ready(self);
     }
 
     static void destroy(shared_state_base* s) noexcept {
+        auto* self = static_cast<continuation*>(static_cast<state*>(s));
+        // A continuation never run (deferred, never waited for) still holds its input.
+        shared_state_base::dispose(s, &destroy_now, self->fn_.has_value() || self->result_may_hold_states());
+    }
+    static void destroy_now(shared_state_base* s) noexcept {
         destroy_block(static_cast<continuation*>(static_cast<state*>(s)));
     }
 
     Src src_;
-    G fn_;
+    std::optional<G> fn_;
 };
 
 template <class Src, class P, class G>
@@ -597,13 +684,14 @@ auto attach(Src&& src, P&& policy, G&& g) {
     return result;
 }
 
-/// One block: the task, the closure and the future's shared state.
+/// One block: the task, the closure and the future's shared state. The closure is
+/// destroyed as soon as it has run, before the result is published.
 template <class R, class F, class... Args>
 class async_block final : public task, public shared_state<R> {
 public:
     template <class F2, class... A2>
     explicit async_block(F2&& f, A2&&... a)
-        : shared_state<R>(&destroy, 2), call_(std::forward<F2>(f), std::forward<A2>(a)...) {
+        : shared_state<R>(&destroy, 2), call_(std::in_place, std::forward<F2>(f), std::forward<A2>(a)...) {
         invoke = &run;
         this->producer_ = this;
     }
@@ -611,12 +699,19 @@ public:
 private:
     static void run(task* self) noexcept {
         auto* b = static_cast<async_block*>(self);
-        fulfil(static_cast<shared_state<R>&>(*b), [b]() -> decltype(auto) { return b->call_(); });
+        fulfil(
+            static_cast<shared_state<R>&>(*b), [b]() -> decltype(auto) { return (*b->call_)(); },
+            [b]() noexcept { b->call_.reset(); });
         b->release();
     }
-    static void destroy(shared_state_base* s) noexcept { destroy_block(static_cast<async_block*>(s)); }
+    static void destroy(shared_state_base* s) noexcept {
+        auto* b = static_cast<async_block*>(s);
+        // The closure is still there only if the task never ran.
+        shared_state_base::dispose(s, &destroy_now, b->call_.has_value() || b->result_may_hold_states());
+    }
+    static void destroy_now(shared_state_base* s) noexcept { destroy_block(static_cast<async_block*>(s)); }
 
-    bound_call<F, Args...> call_;
+    std::optional<bound_call<F, Args...>> call_;
 };
 
 template <class F, class... Args>
@@ -633,7 +728,10 @@ future<T>::future(future<future<T>>&& outer) {
 
 /// Runs `f(args...)` as a new task and returns a future for its result (or exception).
 /// Arguments are decay-copied (use std::ref for references). One allocation from the
-/// worker's block pool holds the task, the closure and the result.
+/// worker's block pool holds the task, the closure and the result. The closure (f and
+/// the arguments) is destroyed as soon as f has returned or thrown, before the result is
+/// published: a ready future keeps nothing f captured alive, and a reference result must
+/// not refer into it.
 /// @throws weft::runtime_state_error when no weft runtime is running.
 template <class F, class... Args>
     requires std::is_invocable_v<std::decay_t<F>, std::decay_t<Args>...>

@@ -17,7 +17,9 @@ struct async_policy {
 /// Inline, in whatever completes the input (the completing task, or the caller of then()
 /// if the input is ready). Long chains fall back to a new task before the stack runs low.
 struct sync_policy {};
-/// On the first get() or wait() of the result (or when a continuation is attached to it).
+/// Started by the first get() or wait() of the result (or by a continuation or combinator
+/// attached to it); from then on as sync: it runs once its input is ready, inline in the
+/// waiter if it already is. A chain of deferred steps starts in constant stack.
 struct deferred_policy {};
 
 inline constexpr async_policy async{};

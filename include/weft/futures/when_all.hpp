@@ -42,14 +42,21 @@ private:
         auto* self = static_cast<when_all_block*>(owner);
         // acq_rel: the last arrival sees every input's result and the registration.
         if (self->remaining_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+        // A chain of when_alls completes in one cascade: bounded (issue #20).
+        complete_bounded("weft::when_all", [self]() noexcept { self->complete(); });
+    }
+    void complete() noexcept {
         try {
-            self->set_value(std::move(self->futures_));
+            this->set_value(std::move(futures_));
         } catch (...) {
-            self->set_exception(std::current_exception());
+            this->set_exception(std::current_exception());
         }
-        self->release();
+        this->release();
     }
     static void destroy(shared_state_base* s) noexcept {
+        shared_state_base::dispose(s, &destroy_now, true);  // its value holds the inputs
+    }
+    static void destroy_now(shared_state_base* s) noexcept {
         destroy_block(static_cast<when_all_block*>(static_cast<shared_state<Sequence>*>(s)));
     }
 
@@ -79,9 +86,15 @@ using stored_future_t = std::remove_cvref_t<F>;
 template <class... Fs>
     requires(detail::is_future_v<Fs> && ...)
 future<std::tuple<detail::stored_future_t<Fs>...>> when_all(Fs&&... fs) {
-    detail::require_states("weft::when_all", fs...);
-    using S = std::tuple<detail::stored_future_t<Fs>...>;
-    return detail::make_when_all<S, sizeof...(Fs) + 1>(S(std::forward<Fs>(fs)...), sizeof...(Fs));
+    static_assert(detail::storable_futures_v<Fs...>,
+                  "weft::when_all: pass unique futures with std::move(f) (or use shared_future)");
+    if constexpr (detail::storable_futures_v<Fs...>) {
+        detail::require_states("weft::when_all", fs...);
+        using S = std::tuple<detail::stored_future_t<Fs>...>;
+        return detail::make_when_all<S, sizeof...(Fs) + 1>(S(std::forward<Fs>(fs)...), sizeof...(Fs));
+    } else {
+        return {};
+    }
 }
 
 /// The range form: future<std::vector<F>> of the futures in [first, last) (moved out
@@ -91,6 +104,8 @@ template <std::input_iterator It>
     requires detail::is_future_v<std::iter_value_t<It>>
 future<std::vector<std::iter_value_t<It>>> when_all(It first, It last) {
     using F = std::iter_value_t<It>;
+    static_assert(std::is_constructible_v<F, std::iter_rvalue_reference_t<It>>,
+                  "weft::when_all: unique futures are moved out of the range: pass a non-const one");
     if constexpr (std::forward_iterator<It>) detail::require_states_in("weft::when_all", first, last);
     std::vector<F> v;
     for (; first != last; ++first) {
@@ -102,13 +117,9 @@ future<std::vector<std::iter_value_t<It>>> when_all(It first, It last) {
     return detail::make_when_all<std::vector<F>, 0>(std::move(v), n);
 }
 
-/// when_all over a whole container of futures (moves futures out of it).
-template <class Range>
-    requires requires(Range& r) {
-        std::begin(r);
-        requires detail::is_future_v<std::iter_value_t<decltype(std::begin(r))>>;
-    }
-auto when_all(Range& r) {
+/// when_all over a whole range of futures (moves futures out of it, copies shared_futures).
+template <detail::future_range Range>
+auto when_all(Range&& r) {
     return when_all(std::begin(r), std::end(r));
 }
 

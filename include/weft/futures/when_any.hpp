@@ -66,16 +66,25 @@ private:
             self->indices_[k] = index;
             // acq_rel: the completer sees every slot written before it.
             if (self->written_.fetch_add(1, std::memory_order_acq_rel) + 1 == self->need_) {
-                try {
-                    self->set_value(std::move(self->indices_));
-                } catch (...) {
-                    self->set_exception(std::current_exception());
-                }
+                // Completions may cascade through a chain: bounded (issue #20). The node's
+                // reference keeps the block alive until then.
+                complete_bounded("weft::when_any", [self]() noexcept {
+                    try {
+                        self->set_value(std::move(self->indices_));
+                    } catch (...) {
+                        self->set_exception(std::current_exception());
+                    }
+                    self->release();
+                });
+                return;
             }
         }
         self->release();  // this node's reference
     }
     static void destroy(shared_state_base* s) noexcept {
+        shared_state_base::dispose(s, &destroy_now, true);  // it holds its inputs
+    }
+    static void destroy_now(shared_state_base* s) noexcept {
         auto* self = static_cast<first_ready_block*>(static_cast<shared_state<std::vector<std::size_t>>*>(s));
         for (shared_state_base* in : self->states_) in->release();
         destroy_block(self);
@@ -121,6 +130,8 @@ std::vector<shared_state_base*> states_in(const std::vector<F>& fs) {
 template <class It>
 auto collect(It first, It last) {
     using F = std::iter_value_t<It>;
+    static_assert(std::is_constructible_v<F, std::iter_rvalue_reference_t<It>>,
+                  "weft::when_any/when_some/when_each: unique futures are moved out of the range: pass a non-const one");
     std::vector<F> v;
     for (; first != last; ++first) {
         if constexpr (std::is_copy_constructible_v<F>) v.push_back(*first);
@@ -145,8 +156,12 @@ future<when_some_result<Sequence>> when_some_of(std::size_t n, Sequence seq) {
 template <class... Fs>
     requires(detail::is_future_v<Fs> && ...)
 auto when_any(Fs&&... fs) {
+    static_assert(detail::storable_futures_v<Fs...>,
+                  "weft::when_any: pass unique futures with std::move(f) (or use shared_future)");
     using S = std::tuple<detail::stored_future_t<Fs>...>;
-    if constexpr (sizeof...(Fs) == 0) {
+    if constexpr (!detail::storable_futures_v<Fs...>) {
+        return future<when_any_result<S>>();
+    } else if constexpr (sizeof...(Fs) == 0) {
         return make_ready_future(when_any_result<S>{static_cast<std::size_t>(-1), S{}});
     } else {
         return detail::when_some_of(1, S(std::forward<Fs>(fs)...))
@@ -170,13 +185,23 @@ auto when_any(It first, It last) {
     });
 }
 
+/// The range form of when_any over a whole range (moves futures out of it, copies
+/// shared_futures).
+template <detail::future_range Range>
+auto when_any(Range&& r) {
+    return when_any(std::begin(r), std::end(r));
+}
+
 /// The first `n` inputs to be ready (indices in the order they became ready).
 /// @throws std::invalid_argument if n exceeds the number of inputs.
 template <class... Fs>
     requires(detail::is_future_v<Fs> && ...)
 auto when_some(std::size_t n, Fs&&... fs) {
+    static_assert(detail::storable_futures_v<Fs...>,
+                  "weft::when_some: pass unique futures with std::move(f) (or use shared_future)");
     using S = std::tuple<detail::stored_future_t<Fs>...>;
-    return detail::when_some_of(n, S(std::forward<Fs>(fs)...));
+    if constexpr (detail::storable_futures_v<Fs...>) return detail::when_some_of(n, S(std::forward<Fs>(fs)...));
+    else return future<when_some_result<S>>();
 }
 
 /// The range form of when_some.
@@ -184,6 +209,11 @@ template <std::input_iterator It>
     requires detail::is_future_v<std::iter_value_t<It>>
 auto when_some(std::size_t n, It first, It last) {
     return detail::when_some_of(n, detail::collect(first, last));
+}
+/// when_some over a whole range (moves futures out of it, copies shared_futures).
+template <detail::future_range Range>
+auto when_some(std::size_t n, Range&& r) {
+    return when_some(n, std::begin(r), std::end(r));
 }
 
 namespace detail {
@@ -207,6 +237,8 @@ inline future<void> all_calls_done(std::vector<future<void>> calls) {
 template <class F, std::input_iterator It>
     requires detail::is_future_v<std::iter_value_t<It>>
 future<void> when_each(F&& f, It first, It last) {
+    static_assert(std::is_constructible_v<std::iter_value_t<It>, std::iter_rvalue_reference_t<It>>,
+                  "weft::when_each: unique futures are moved out of the range: pass a non-const one");
     auto fn = std::make_shared<std::decay_t<F>>(std::forward<F>(f));
     std::vector<future<void>> calls;
     for (; first != last; ++first) {
@@ -216,14 +248,26 @@ future<void> when_each(F&& f, It first, It last) {
     return detail::all_calls_done(std::move(calls));
 }
 
+/// when_each over a whole range (moves futures out of it, copies shared_futures).
+template <class F, detail::future_range Range>
+future<void> when_each(F&& f, Range&& r) {
+    return when_each(std::forward<F>(f), std::begin(r), std::end(r));
+}
+
 /// The variadic form of when_each (f must accept every input type).
 template <class F, class... Fs>
     requires(detail::is_future_v<Fs> && ...)
 future<void> when_each(F&& f, Fs&&... fs) {
-    auto fn = std::make_shared<std::decay_t<F>>(std::forward<F>(f));
-    std::vector<future<void>> calls;
-    (calls.push_back(detail::call_when_ready(fn, std::forward<Fs>(fs))), ...);
-    return detail::all_calls_done(std::move(calls));
+    static_assert(detail::storable_futures_v<Fs...>,
+                  "weft::when_each: pass unique futures with std::move(f) (or use shared_future)");
+    if constexpr (detail::storable_futures_v<Fs...>) {
+        auto fn = std::make_shared<std::decay_t<F>>(std::forward<F>(f));
+        std::vector<future<void>> calls;
+        (calls.push_back(detail::call_when_ready(fn, std::forward<Fs>(fs))), ...);
+        return detail::all_calls_done(std::move(calls));
+    } else {
+        return {};
+    }
 }
 
 /// Waits until every input is ready (they stay valid).
@@ -237,6 +281,11 @@ template <std::input_iterator It>
     requires detail::is_future_v<std::iter_value_t<It>>
 void wait_all(It first, It last) {
     for (; first != last; ++first) first->wait();
+}
+/// wait_all over a whole range.
+template <detail::future_range Range>
+void wait_all(const Range& r) {
+    wait_all(std::begin(r), std::end(r));
 }
 
 /// Waits until the first `n` inputs are ready and returns their indices, in the order
@@ -254,6 +303,11 @@ std::vector<std::size_t> wait_some(std::size_t n, It first, It last) {
     for (; first != last; ++first) v.push_back(detail::state_of(*first));
     return detail::first_ready(std::move(v), n).get();
 }
+/// wait_some over a whole range.
+template <detail::future_range Range>
+std::vector<std::size_t> wait_some(std::size_t n, const Range& r) {
+    return wait_some(n, std::begin(r), std::end(r));
+}
 
 /// Waits until one input is ready and returns its index (the inputs stay valid).
 template <class... Fs>
@@ -265,6 +319,11 @@ template <std::input_iterator It>
     requires detail::is_future_v<std::iter_value_t<It>>
 std::size_t wait_any(It first, It last) {
     return wait_some(1, first, last).front();
+}
+/// wait_any over a whole range.
+template <detail::future_range Range>
+std::size_t wait_any(const Range& r) {
+    return wait_any(std::begin(r), std::end(r));
 }
 
 }  // namespace weft

@@ -2,10 +2,13 @@
 // tasks and from plain threads, on every policy.
 #include "support/policy_test.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <future>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -101,6 +104,111 @@ TEST_P(future_test, a_future_may_outlive_its_task_and_the_task_its_future) {
     rt().wait();
     EXPECT_EQ(ran.load(), 1);
     EXPECT_EQ(kept.get(), 2);
+}
+
+using namespace std::chrono_literals;
+
+/// What a timed wait on a future nobody has set yet reports, then once it is set; the
+/// same from a task and from a plain thread.
+void timed_waits_see_timeout_then_ready() {
+    weft::promise<int> p;
+    weft::future<int> f = p.get_future();
+    weft::shared_future<int> s = weft::promise<int>().get_future().share();  // broken at once: ready
+    EXPECT_EQ(f.wait_for(1ms), weft::future_status::timeout);
+    EXPECT_EQ(f.wait_for(0s), weft::future_status::timeout);
+    EXPECT_EQ(f.wait_for(-5s), weft::future_status::timeout);
+    EXPECT_EQ(f.wait_until(std::chrono::steady_clock::now() + 1ms), weft::future_status::timeout);
+    EXPECT_EQ(f.wait_until(std::chrono::system_clock::now() + 1ms), weft::future_status::timeout);
+    EXPECT_EQ(f.wait_until(std::chrono::steady_clock::time_point{}), weft::future_status::timeout);
+    EXPECT_EQ(s.wait_for(1ms), weft::future_status::ready);
+    p.set_value(7);
+    EXPECT_EQ(f.wait_for(0s), weft::future_status::ready);
+    EXPECT_EQ(f.wait_for(1ms), weft::future_status::ready);
+    EXPECT_EQ(f.wait_until(std::chrono::system_clock::time_point::max()), weft::future_status::ready);
+    EXPECT_EQ(f.get(), 7);
+    EXPECT_EQ(code_of([&f] { (void)f.wait_for(1ms); }), std::future_errc::no_state);
+}
+
+TEST_P(future_test, wait_for_and_wait_until_report_timeout_then_ready) {
+    in_task([] { timed_waits_see_timeout_then_ready(); });
+    timed_waits_see_timeout_then_ready();
+}
+
+TEST_P(future_test, wait_for_a_deferred_future_does_not_start_it) {
+    std::atomic<int> runs{0};
+    auto f = weft::make_ready_future(1).then(weft::launch::deferred, [&runs](weft::future<int> r) {
+        runs.fetch_add(1);
+        return r.get() + 1;
+    });
+    EXPECT_EQ(f.wait_for(1s), weft::future_status::deferred);
+    EXPECT_EQ(f.wait_until(std::chrono::steady_clock::now() + 1s), weft::future_status::deferred);
+    EXPECT_EQ(f.wait_for(std::chrono::hours::max()), weft::future_status::deferred);
+    EXPECT_EQ(runs.load(), 0);
+    f.wait();  // starts it
+    EXPECT_EQ(f.wait_for(0s), weft::future_status::ready);
+    EXPECT_EQ(f.get(), 2);
+    EXPECT_EQ(runs.load(), 1);
+}
+
+TEST_P(future_test, a_timed_wait_suspends_the_task_not_its_worker) {
+    // The producer is queued behind the waiting task; at one worker it can only run if
+    // the waiter gave its worker up. hours::max() is "forever", not an overflow into the past.
+    in_task([] {
+        weft::promise<int> p;
+        weft::shared_future<int> f = p.get_future().share();
+        auto producer = weft::async([&p] { p.set_value(3); });
+        EXPECT_EQ(f.wait_for(std::chrono::hours(1)), weft::future_status::ready);
+        EXPECT_EQ(f.get(), 3);
+        auto g = weft::async([] { return 4; });
+        EXPECT_EQ(g.wait_for(std::chrono::hours::max()), weft::future_status::ready);
+        auto h = weft::async([] { return 5; });
+        EXPECT_EQ(h.wait_until(std::chrono::steady_clock::time_point::max()), weft::future_status::ready);
+        auto k = weft::async([] { return 6; });
+        EXPECT_EQ(k.wait_until(std::chrono::time_point<std::chrono::steady_clock, std::chrono::hours>::max()),
+                  weft::future_status::ready);
+        producer.get();
+        EXPECT_EQ(g.get() + h.get() + k.get(), 15);
+    });
+}
+
+TEST_P(future_test, timed_waiters_that_gave_up_are_left_harmlessly_behind) {
+    // Many waiters time out on one state and leave; the state is set later and dropped,
+    // while others still wait on it without a deadline (ASan/TSan check the leftovers).
+    for (int round = 0; round < 20; ++round) {
+        weft::promise<int> p;
+        weft::shared_future<int> f = p.get_future().share();
+        std::vector<weft::future<bool>> waiters;
+        for (int i = 0; i < 8; ++i)
+            waiters.push_back(weft::async([f, i] {
+                const auto status = f.wait_for(std::chrono::microseconds(50 * i));
+                return status == weft::future_status::timeout || f.get() == 1;
+            }));
+        std::thread thread_waiter([f] {
+            const auto status = f.wait_for(100us);
+            EXPECT_TRUE(status == weft::future_status::timeout || f.get() == 1);
+        });
+        auto late = weft::async([f] { return f.get(); });
+        p.set_value(1);
+        for (auto& w : waiters) EXPECT_TRUE(w.get());
+        EXPECT_EQ(late.get(), 1);
+        thread_waiter.join();
+    }
+}
+
+TEST_P(future_test, async_releases_its_callable_once_it_has_run) {
+    // Issue #20: a ready state kept what its function captured until it died.
+    auto token = std::make_shared<int>(1);
+    std::weak_ptr<int> watch = token;
+    auto f = weft::async([t = std::move(token)] { return *t; });
+    EXPECT_EQ(f.wait_for(std::chrono::hours::max()), weft::future_status::ready);
+    EXPECT_TRUE(watch.expired());  // released before the result was published
+    EXPECT_EQ(f.get(), 1);
+    auto arg = std::make_shared<int>(2);
+    watch = arg;
+    auto g = weft::async([](const std::shared_ptr<int>& a) { return *a; }, std::move(arg));
+    g.wait();
+    EXPECT_TRUE(watch.expired());
+    EXPECT_EQ(g.get(), 2);
 }
 
 TEST(future, a_future_outlives_the_runtime) {

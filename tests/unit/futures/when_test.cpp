@@ -5,6 +5,8 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <list>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -68,6 +70,57 @@ TEST_P(when_test, when_any_when_some_and_waits) {
     weft::wait_all(w.begin(), w.end());
     for (auto& f : w) EXPECT_TRUE(f.valid());
 }
+
+TEST_P(when_test, every_combinator_takes_a_whole_range) {
+    // Containers of unique futures (moved out) and of shared futures (copied), lvalue or rvalue.
+    auto v = asyncs(6);
+    auto any = weft::when_any(v).get();
+    EXPECT_LT(any.index, 6u);
+    EXPECT_EQ(any.futures.size(), 6u);
+    EXPECT_EQ(any.futures[any.index].get(), static_cast<int>(any.index));
+    auto some = weft::when_some(3, asyncs(5)).get();
+    EXPECT_EQ(some.indices.size(), 3u);
+    for (std::size_t i : some.indices) EXPECT_TRUE(some.futures[i].is_ready());
+    std::list<weft::future<int>> l;
+    for (int i = 0; i < 4; ++i) l.push_back(weft::async([i] { return i; }));
+    std::atomic<int> sum{0};
+    weft::when_each([&sum](weft::future<int> f) { sum.fetch_add(f.get()); }, l).get();
+    EXPECT_EQ(sum.load(), 6);
+    auto all = weft::when_all(asyncs(3)).get();
+    EXPECT_EQ(all.size(), 3u);
+
+    std::array<weft::shared_future<int>, 3> shared{weft::async([] { return 1; }).share(), weft::make_ready_future(2).share(),
+                                                   weft::async([] { return 3; }).share()};
+    EXPECT_LT(weft::wait_any(shared), 3u);
+    EXPECT_EQ(weft::wait_some(2, shared).size(), 2u);
+    weft::wait_all(shared);
+    for (const auto& f : shared) EXPECT_TRUE(f.is_ready());
+    const auto shared_any = weft::when_any(shared).get();
+    EXPECT_EQ(shared_any.futures.size(), 3u);
+    EXPECT_EQ(weft::when_all(shared).get().size(), 3u);
+    EXPECT_EQ(shared[2].get(), 3);  // copied, not moved out
+
+    const std::vector<weft::future<int>> waited = asyncs(4);  // the wait_ forms take const ranges
+    weft::wait_all(waited);
+    EXPECT_LT(weft::wait_any(waited), 4u);
+    EXPECT_EQ(weft::wait_some(4, waited).size(), 4u);
+    std::vector<weft::future<int>> none;
+    EXPECT_EQ(weft::when_any(none).get().index, static_cast<std::size_t>(-1));
+    weft::wait_all(none);
+}
+
+// Unique futures passed as lvalues would have to be copied: the combinators refuse them
+// with one static_assert line ("weft::when_all: pass unique futures with std::move(f)
+// (or use shared_future)"); this is the condition it checks. The compile_fail tests in
+// CMakeLists.txt check the message itself.
+static_assert(!weft::detail::storable_futures_v<weft::future<int>&>);
+static_assert(!weft::detail::storable_futures_v<const weft::future<int>&>);
+static_assert(!weft::detail::storable_futures_v<const weft::future<int>>);
+static_assert(!weft::detail::storable_futures_v<weft::future<int>, weft::future<void>&>);
+static_assert(weft::detail::storable_futures_v<weft::future<int>>);
+static_assert(weft::detail::storable_futures_v<weft::shared_future<int>&>);
+static_assert(weft::detail::storable_futures_v<const weft::shared_future<int>&, int&, weft::future<int>>);
+static_assert(weft::detail::storable_futures_v<>);
 
 TEST_P(when_test, when_each_calls_once_per_input_and_reports_errors) {
     std::atomic<int> calls{0};
@@ -272,6 +325,22 @@ struct counted {
     counted(const counted&) { alive.fetch_add(1); }
     ~counted() { alive.fetch_sub(1); }
 };
+
+TEST_P(when_test, dataflow_and_then_release_their_functions_before_publishing) {
+    // Issue #20: a ready state kept what its function captured until it died.
+    for (int policy = 0; policy < 3; ++policy) {
+        auto token = std::make_shared<int>(1);
+        std::weak_ptr<int> watch = token;
+        auto step = [t = std::move(token)](weft::future<int> r) { return r.get() + *t; };
+        weft::future<int> f;
+        if (policy == 0) f = weft::make_ready_future(1).then(weft::launch::async, std::move(step));
+        else if (policy == 1) f = weft::dataflow(weft::launch::sync, std::move(step), weft::async([] { return 1; }));
+        else f = weft::dataflow(weft::launch::deferred, std::move(step), weft::make_ready_future(1));
+        f.wait();
+        EXPECT_TRUE(watch.expired()) << "policy " << policy;
+        EXPECT_EQ(f.get(), 2);
+    }
+}
 
 TEST_P(when_test, dataflow_and_then_release_their_inputs_when_they_have_run) {
     // A regression: inputs were kept until the result itself was released, so a chain

@@ -5,12 +5,37 @@
 #include <weft/futures/future.hpp>
 
 #include <cstddef>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 namespace weft::detail {
+
+template <class T>
+struct is_shared_future_impl : std::false_type {};
+template <class T>
+struct is_shared_future_impl<shared_future<T>> : std::true_type {};
+
+/// True for an argument a combinator can store: a shared_future in any form, or a unique
+/// future passed as a (non-const) rvalue. An lvalue future would have to be copied.
+template <class A>
+inline constexpr bool storable_future_v =
+    is_shared_future_impl<std::remove_cvref_t<A>>::value ||
+    (!std::is_lvalue_reference_v<A> && !std::is_const_v<std::remove_reference_t<A>>);
+
+/// storable_future_v for every future among the forwarded arguments As (others pass).
+template <class... As>
+inline constexpr bool storable_futures_v = ((!is_future_v<As> || storable_future_v<As>) && ...);
+
+/// A range (container, view) whose elements are futures or shared_futures.
+template <class R>
+concept future_range = requires(R& r) {
+    std::begin(r);
+    std::end(r);
+    requires is_future_v<std::iter_value_t<decltype(std::begin(r))>>;
+};
 
 /// A waiter registered on one input; tells its owner which input became ready.
 struct fan_in_node final : waiter {

@@ -4,17 +4,53 @@
 #pragma once
 
 #include <weft/sched/detail/task_block.hpp>
+#include <weft/sched/post.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
 #include <new>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace weft::detail {
+
+class shared_state_base;
+
+/// The deferred states a deferred start found among its inputs, to start next: run_deferred
+/// starts a chain of deferred states one after the other instead of one inside the other
+/// (a deferred chain of 10^6 steps would otherwise overflow the stack, issue #20). Holds
+/// a reference to each (another holder could start, finish and drop one meanwhile). A few
+/// slots in place; a wide deferred graph spills into a vector.
+class deferred_starts {
+public:
+    deferred_starts() noexcept = default;
+    deferred_starts(const deferred_starts&) = delete;
+    deferred_starts& operator=(const deferred_starts&) = delete;
+
+    /// Adds `s` (and a reference to it) to start later; false if no memory was left for
+    /// it (then start it now).
+    inline bool push(shared_state_base* s) noexcept;
+    /// The next state to start, with the reference push took; null when none is left.
+    shared_state_base* pop() noexcept {
+        if (!more_.empty()) {
+            shared_state_base* s = more_.back();
+            more_.pop_back();
+            return s;
+        }
+        return n_ > 0 ? slots_[--n_] : nullptr;
+    }
+
+private:
+    static constexpr std::size_t in_place = 4;
+    shared_state_base* slots_[in_place];
+    std::size_t n_ = 0;
+    std::vector<shared_state_base*> more_;
+};
 
 /// The type-independent part: readiness, waiters and lifetime.
 ///
@@ -83,9 +119,30 @@ public:
     }
 
     /// Starts a deferred function (launch::deferred) if there is one and nobody did.
+    /// Starting one registers it on its inputs and starts those that are deferred too,
+    /// iteratively: a deferred chain of any length starts in constant stack. The function
+    /// itself runs once its inputs are ready (inline here if they are already).
     void run_deferred() noexcept {
-        // acquire/acq_rel: the thread that wins the exchange sees the deferred setup.
-        if (deferred_ != nullptr && !deferred_started_.exchange(true, std::memory_order_acq_rel)) deferred_(this);
+        if (!claim_deferred()) return;
+        deferred_starts more;
+        shared_state_base* s = this;
+        for (;;) {
+            s->deferred_(s, more);
+            if (s != this) s->release();  // more's reference; the caller holds one to this
+            for (;;) {
+                s = more.pop();
+                if (s == nullptr) return;
+                if (s->claim_deferred()) break;
+                s->release();
+            }
+        }
+    }
+
+    /// True while the state holds a deferred function that nobody has started (what
+    /// wait_for reports as future_status::deferred).
+    bool deferred_pending() const noexcept {
+        // acquire: pairs with the exchange in claim_deferred().
+        return deferred_ != nullptr && !deferred_started_.load(std::memory_order_acquire);
     }
 
     void add_ref() noexcept {
@@ -107,9 +164,63 @@ public:
 
 protected:
     using destroy_fn = void (*)(shared_state_base*) noexcept;
-    using deferred_fn = void (*)(shared_state_base*) noexcept;
+    /// Starts a deferred state: registers it on its inputs and adds those that may be
+    /// deferred too to `more` (run_deferred starts them next); runs it if they are ready.
+    using deferred_fn = void (*)(shared_state_base* self, deferred_starts& more) noexcept;
     shared_state_base(destroy_fn d, std::uint32_t refs) noexcept : refs_(refs), destroy_(d) {}
     ~shared_state_base() = default;
+
+    /// What a block's destroy function (destroy_) calls once the last reference is gone:
+    /// `raw(s)` destroys and frees the block. `deep`: destroying it may release other
+    /// states (its value, a callable not yet run or an exception may hold futures), so
+    /// chains of such states must not be destroyed recursively (issue #20): in a task, it
+    /// recurses while a quarter of the stack is left and hands the rest to a new task; on
+    /// a plain thread, nested releases queue up and the outermost one destroys them in turn.
+    static void dispose(shared_state_base* s, destroy_fn raw, bool deep) noexcept {
+        if (!deep) {
+            raw(s);
+            return;
+        }
+        if (worker_hot* w = current_worker_hot(); w != nullptr && w->current_ctx != nullptr) {
+            // A task may suspend in a destructor and resume on another worker: nothing
+            // here may live in thread-local storage across raw(s), so the stack bounds it.
+            const char probe = 0;
+            if (&probe >= w->inline_floor) {
+                raw(s);
+                return;
+            }
+            try {
+                post_internal("weft::future release", [s, raw] { raw(s); });
+                return;
+            } catch (...) {  // no runtime to run it (stopping) or no memory: here, then
+            }
+            raw(s);
+            return;
+        }
+        // Not in a task: nothing suspends this thread, so a thread-local queue is safe. The
+        // dead state links the queue (state_ holds the next one, pending_destroy_ how to
+        // destroy it).
+        struct pending_releases {
+            shared_state_base* head = nullptr;
+            bool draining = false;
+        };
+        static thread_local pending_releases q;
+        if (q.draining) {
+            // relaxed: the state is dead; only this thread reads it again.
+            s->state_.store(reinterpret_cast<std::uintptr_t>(q.head), std::memory_order_relaxed);
+            s->pending_destroy_ = raw;
+            q.head = s;
+            return;
+        }
+        q.draining = true;
+        raw(s);
+        while (shared_state_base* next = q.head) {
+            // relaxed: written by this thread above.
+            q.head = reinterpret_cast<shared_state_base*>(next->state_.load(std::memory_order_relaxed));
+            next->pending_destroy_(next);
+        }
+        q.draining = false;
+    }
 
     /// Starts loading the waiters that mark_ready will notify. They usually sit in blocks
     /// built long ago and gone cold (a dataflow graph built ahead), and walking the list
@@ -154,10 +265,20 @@ protected:
     /// The task that sets this state, when it lives in the same block (async); set once
     /// before the block is published and never changed, so readers need no ordering.
     task* producer_ = nullptr;
-    /// Set once before the state is published (launch::deferred continuations).
-    deferred_fn deferred_ = nullptr;
+    union {
+        /// Set once before the state is published (launch::deferred continuations).
+        deferred_fn deferred_ = nullptr;
+        /// Once the state is dead and queued by dispose(): how to destroy it.
+        destroy_fn pending_destroy_;
+    };
 
 private:
+    /// True for the one caller that starts this state's deferred function.
+    bool claim_deferred() noexcept {
+        // acq_rel: the thread that wins the exchange sees the deferred setup.
+        return deferred_ != nullptr && !deferred_started_.exchange(true, std::memory_order_acq_rel);
+    }
+
     std::atomic<std::uintptr_t> state_{0};
     std::atomic<std::uint32_t> refs_;
     std::atomic<bool> deferred_started_{false};
@@ -171,6 +292,20 @@ private:
 };
 
 static_assert(sizeof(shared_state_base) <= cache_line_size, "a future's bookkeeping fits one cache line");
+
+inline bool deferred_starts::push(shared_state_base* s) noexcept {
+    if (n_ < in_place) {
+        slots_[n_++] = s;
+    } else {
+        try {
+            more_.push_back(s);
+        } catch (...) {
+            return false;
+        }
+    }
+    s->add_ref();
+    return true;
+}
 
 /// Storage for the value of a future<T>: T, a pointer for T&, nothing for void.
 template <class T>
@@ -224,6 +359,15 @@ protected:
     using shared_state_base::shared_state_base;
     ~shared_state() = default;
 
+    /// True if destroying the result may release other shared states (a value whose type
+    /// has a destructor may hold futures; so may an exception object): see dispose().
+    bool result_may_hold_states() const noexcept {
+        if constexpr (std::is_void_v<T> || std::is_reference_v<T> || std::is_trivially_destructible_v<T>)
+            return has_exception();
+        else
+            return true;
+    }
+
 private:
     value_storage<T> value_;
 };
@@ -237,30 +381,48 @@ public:
     static standalone_state* make(std::uint32_t refs) { return make_block<standalone_state>(refs); }
 
 private:
-    static void destroy(shared_state_base* s) noexcept { destroy_block(static_cast<standalone_state*>(s)); }
+    static void destroy(shared_state_base* s) noexcept {
+        shared_state_base::dispose(s, &destroy_now, static_cast<standalone_state*>(s)->result_may_hold_states());
+    }
+    static void destroy_now(shared_state_base* s) noexcept { destroy_block(static_cast<standalone_state*>(s)); }
+};
+
+/// Nothing to release after a call (see fulfil).
+struct keep_all {
+    void operator()() const noexcept {}
 };
 
 /// Runs `f()` and stores its result (or exception) into `s`. Call it as the last act of
 /// a task: publishing happens inside a completion_scope (scheduler bypass).
 ///
+/// `done()` runs after f returns or throws and before the result is published: a block
+/// destroys its callable and arguments there, so that a ready state never keeps what
+/// its function captured (the previous future of a chain, issue #20) and their
+/// destructors have run when a waiter wakes. The result must not refer into them. It
+/// runs again if storing the value throws, so it must be idempotent.
+///
 /// An exception is published after its catch block has ended: the thrower's own hold on
 /// the exception object is dropped before a consumer can see it, so the consumer is
 /// its last owner (the exception's reference count lives in uninstrumented libstdc++,
 /// so TSan would otherwise see the thrower's late release race with the consumer's use).
-template <class T, class F>
-void fulfil(shared_state<T>& s, F&& f) noexcept {
+template <class T, class F, class Done = keep_all>
+void fulfil(shared_state<T>& s, F&& f, Done&& done = {}) noexcept {
+    static_assert(std::is_nothrow_invocable_v<Done&>);
     std::exception_ptr error;
     try {
         if constexpr (std::is_void_v<T>) {
             std::forward<F>(f)();
+            done();
             completion_scope last_act;
             s.set_value();
         } else if constexpr (std::is_reference_v<T>) {
             T r = std::forward<F>(f)();
+            done();
             completion_scope last_act;
             s.set_value(r);
         } else {
             T v = std::forward<F>(f)();
+            done();
             completion_scope last_act;
             s.set_value(std::move(v));
         }
@@ -268,6 +430,7 @@ void fulfil(shared_state<T>& s, F&& f) noexcept {
     } catch (...) {
         error = std::current_exception();
     }
+    done();
     completion_scope last_act;
     s.set_exception(std::move(error));
 }
