@@ -31,10 +31,6 @@ weft::runtime_config small_stacks() {
     return a[seed % 20000];
 }
 
-// An address the compiler cannot see through (no -Warray-bounds on a literal pointer).
-volatile std::uintptr_t g_bad_address = 16;
-volatile int* bad_pointer() { return reinterpret_cast<volatile int*>(g_bad_address); }
-
 [[gnu::noinline]] double big_alloca(std::size_t bytes) {
     auto* p = static_cast<volatile char*>(alloca(bytes));
     for (std::size_t i = 0; i < bytes; i += 512) p[i] = static_cast<char>(i);
@@ -76,6 +72,10 @@ TEST(large_frame_death_test, a_task_with_its_own_stack_is_told_to_raise_its_attr
 }
 
 #if !WEFT_HAVE_ASAN && !WEFT_HAVE_TSAN
+// An address the compiler cannot see through (no -Warray-bounds on a literal pointer).
+volatile std::uintptr_t g_bad_address = 16;
+volatile int* bad_pointer() { return reinterpret_cast<volatile int*>(g_bad_address); }
+
 // Under the sanitizers their own SEGV report comes first and ends the process.
 TEST(large_frame_death_test, any_other_segfault_inside_a_task_names_the_task) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");

@@ -84,7 +84,10 @@ public:
             }
             if (try_run_inline(producer_) && is_ready()) return;
         }
-        wait_until_notified([this](waiter& w) { return add_waiter(w); });
+        // For the deadlock report: the producing task (async) set its id at spawn, before
+        // its future existed.
+        wait_until_notified([this](waiter& w) { return add_waiter(w); },
+                            wait_reason{wait_kind::future, this, producer_ != nullptr ? producer_->id : 0});
     }
 
     /// Registers `w` to be notified when the state becomes ready; false if it already
