@@ -6,6 +6,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -37,14 +38,35 @@ bool stack::guard_contains(const void* addr, std::size_t slack) const noexcept {
 }
 
 namespace {
-std::string map_count_hint() {
-    std::ifstream in("/proc/sys/vm/max_map_count");
+// Why the kernel refused a stack (ENOMEM), for the message: the mapping-count limit
+// (vm.max_map_count) only when this process is near it; an address-space limit
+// (ulimit -v) when one is set; otherwise plain memory exhaustion.
+std::string enomem_hint(std::size_t mapping_bytes) {
     long limit = 0;
-    in >> limit;
-    return "each task stack needs two memory mappings (stack and guard page) and the kernel "
-           "allows " + std::to_string(limit) +
-           " per process (vm.max_map_count); raise it with 'sysctl -w vm.max_map_count=262144' "
-           "or suspend fewer tasks at once";
+    {
+        std::ifstream in("/proc/sys/vm/max_map_count");
+        in >> limit;
+    }
+    long mappings = 0;
+    {
+        std::ifstream maps("/proc/self/maps");
+        std::string line;
+        while (std::getline(maps, line)) ++mappings;
+    }
+    if (limit > 0 && mappings + 16 >= limit) {
+        return "this process has " + std::to_string(mappings) + " memory mappings and the kernel allows " +
+               std::to_string(limit) + " (vm.max_map_count); each task stack needs two (stack and guard " +
+               "region): raise it, e.g. 'sysctl -w vm.max_map_count=" + std::to_string(limit * 2) +
+               "', or suspend fewer tasks at once";
+    }
+    rlimit as{};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        return "the address-space limit (ulimit -v) of " + std::to_string(as.rlim_cur / 1024) +
+               " KiB is reached; each task stack reserves " + std::to_string(mapping_bytes / 1024) +
+               " KiB of address space (its guard region costs no memory): raise the limit, lower "
+               "--weft:stack-size, or suspend fewer tasks at once";
+    }
+    return "out of memory";
 }
 }  // namespace
 
@@ -60,14 +82,14 @@ stack allocate_stack(std::size_t usable_bytes) {
         const int err = errno;
         throw std::system_error(err, std::generic_category(),
                                 "weft: cannot map a task stack of " + std::to_string(s.size) +
-                                    " bytes" + (err == ENOMEM ? " (" + map_count_hint() + ")" : ""));
+                                    " bytes" + (err == ENOMEM ? " (" + enomem_hint(s.mapping_size) + ")" : ""));
     }
     if (::mprotect(p, guard, PROT_NONE) != 0) {
         const int err = errno;
         ::munmap(p, s.mapping_size);
         throw std::system_error(err, std::generic_category(),
                                 "weft: cannot protect the guard region of a task stack" +
-                                    (err == ENOMEM ? " (" + map_count_hint() + ")" : std::string{}));
+                                    (err == ENOMEM ? " (" + enomem_hint(s.mapping_size) + ")" : std::string{}));
     }
     s.mapping = p;
     s.bottom = static_cast<char*>(p) + guard;
