@@ -149,9 +149,15 @@ TEST(perf_event_counter, context_switches_count_a_sleep_or_explain) {
             << c.unavailable_reason();
         GTEST_SKIP() << "context-switches refused here: " << c.unavailable_reason();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // blocks: one switch at least
-    const std::optional<std::uint64_t> v = c.read();
-    ASSERT_TRUE(v.has_value()) << c.unavailable_reason();
+    // Each sleep blocks, so it switches at least once; TSan's instrumented run once read 0
+    // after a single 1 ms sleep, so sleep until the count shows it (100 tries at most).
+    std::optional<std::uint64_t> v;
+    for (int i = 0; i < 100; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        v = c.read();
+        ASSERT_TRUE(v.has_value()) << c.unavailable_reason();
+        if (*v > 0) break;
+    }
     EXPECT_GT(*v, 0U);
 }
 
