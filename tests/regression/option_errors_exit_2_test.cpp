@@ -10,6 +10,8 @@
 // weft::bad_option; a failed write makes stop() throw and run() return 1.
 #include <weft/weft.hpp>
 
+#include "support/args.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -20,16 +22,7 @@
 
 namespace {
 
-struct args {
-    std::vector<std::string> storage;
-    std::vector<char*> ptrs;
-    int argc = 0;
-    explicit args(std::vector<std::string> a) : storage(std::move(a)) {
-        for (auto& s : storage) ptrs.push_back(s.data());
-        ptrs.push_back(nullptr);
-        argc = static_cast<int>(storage.size());
-    }
-};
+using weft::test::args;
 
 /// One bad value, given as --weft:<option>=<value>, as <variable>=<value> and in code.
 struct bad_value {

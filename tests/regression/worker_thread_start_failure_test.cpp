@@ -11,6 +11,8 @@
 // counts every process of the user and does not apply to root.
 #include <weft/weft.hpp>
 
+#include "support/args.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -49,16 +51,7 @@ extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, voi
 
 namespace {
 
-struct args {
-    std::vector<std::string> storage;
-    std::vector<char*> ptrs;
-    int argc = 0;
-    explicit args(std::vector<std::string> a) : storage(std::move(a)) {
-        for (auto& s : storage) ptrs.push_back(s.data());
-        ptrs.push_back(nullptr);
-        argc = static_cast<int>(storage.size());
-    }
-};
+using weft::test::args;
 
 weft::runtime_config four_workers() {
     weft::runtime_config cfg;

@@ -2,6 +2,8 @@
 // clear error for everything malformed or unknown.
 #include <weft/weft.hpp>
 
+#include "support/args.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -16,17 +18,7 @@
 
 namespace {
 
-struct args {
-    std::vector<std::string> storage;
-    std::vector<char*> ptrs;
-    int argc = 0;
-    explicit args(std::vector<std::string> a) : storage(std::move(a)) {
-        for (auto& s : storage) ptrs.push_back(s.data());
-        ptrs.push_back(nullptr);
-        argc = static_cast<int>(storage.size());
-    }
-    std::vector<std::string> left() const { return {ptrs.begin(), ptrs.begin() + argc}; }
-};
+using weft::test::args;
 
 weft::env_lookup env(std::map<std::string, std::string> vars) {
     return [vars = std::move(vars)](const char* name) -> const char* {
