@@ -412,7 +412,7 @@ reading read_all(const scheduler& s) {
         x.stolen_from_staged = static_cast<double>(q.stolen_from_staged);
         x.stolen_from_pending = static_cast<double>(q.stolen_from_pending);
         x.queue_length = static_cast<double>(q.length);
-        cached += static_cast<double>(st.cached_contexts.load(std::memory_order_relaxed));
+        cached += static_cast<double>(w.ctx_cache.size());
     }
     for (unsigned i = 0; i < n; ++i) resumed_runs += static_cast<double>(s.worker_at(i).stats.resumed_runs.get());
     for (unsigned i = 0; i < n; ++i)

@@ -3,7 +3,7 @@
 // Private to the library; the runtime layer drives it.
 #pragma once
 
-#include "platform/fiber_switch.hpp"
+#include "sched/background.hpp"
 #include "sched/policies/local_queues.hpp"
 
 #include <weft/concurrency/owner_counter.hpp>
@@ -13,6 +13,7 @@
 #include <weft/platform/stack.hpp>
 #include <weft/platform/topology.hpp>
 #include <weft/sched/detail/core.hpp>
+#include <weft/threads/detail/context.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>
@@ -68,7 +69,6 @@ struct alignas(cache_line_size) loop_stats {
     owner_counter resumes;          ///< resume() calls this worker made
     std::atomic<std::uint64_t> loop_start{0};  ///< tick the loop started (0: not yet)
     std::atomic<std::uint64_t> loop_end{0};    ///< tick the loop ended (0: still running)
-    std::atomic<std::uint64_t> cached_contexts{0};  ///< recycled stacks kept for reuse
     /// Start tick of the application phase running now (0: none), so that a reading
     /// taken in the middle of a phase counts the part already run (see read_all in
     /// src/counters/registry.cpp): it and exec_ticks form a sequence lock.
@@ -85,28 +85,12 @@ struct trace_event {
     kind_t kind;
 };
 
-/// An execution stack: a task stack from the pool, or a worker thread's own stack.
-struct context {
-    fcontext_t fctx = nullptr;  ///< saved machine context while not running
-    stack stk;
-    fiber_identity fiber;
-    /// The task suspended on this stack, or null. release/acquire: publishes the three
-    /// fields below (written by the suspending worker) to the deadlock report.
-    std::atomic<task*> suspended_task{nullptr};
-    std::uint64_t suspended_id = 0;       ///< its task::id
-    const char* suspended_name = nullptr;  ///< its task::name
-    wait_reason waiting;                  ///< what it waits on
-    context* registry_prev = nullptr;
-    context* registry_next = nullptr;
-    std::uint32_t lives = 0;  ///< tasks started on this stack since its TSan fiber was made
-};
-
 class scheduler;
 
 /// A worker: one OS thread bound to a core, running the loop on pooled task stacks.
 /// worker_hot holds what header-only fast paths touch (current task and stack, free
 /// lists, spawn and finish counts).
-struct alignas(cache_line_size) worker : ext::worker_context, worker_hot {
+struct alignas(cache_line_size) worker : worker_hot {
     scheduler* sched = nullptr;
     unsigned core = 0;
     std::thread thread;
@@ -120,14 +104,17 @@ struct alignas(cache_line_size) worker : ext::worker_context, worker_hot {
 
     // Owner only from here on.
     alignas(cache_line_size) context thread_ctx;  ///< the OS thread's own stack
-    std::vector<context*> ctx_cache;              ///< recycled task stacks
+    context_cache ctx_cache;                      ///< recycled task stacks
     task_fifo pinned;                             ///< pinned tasks taken from the inbox, in order
     task_fifo pinned_yielded;                     ///< those that yielded: run after other work
     task* own_stack_first = nullptr;              ///< the task a new own-stack context starts with
     std::size_t inline_reserve = 0;               ///< see worker_hot::inline_floor
     unsigned idle_spins = 0;
+    /// Tasks the loop takes before it runs the background work again (busy workers).
+    std::uint32_t background_countdown = 1;
+    /// This worker polls the background work instead of parking (scheduler::keep_polling).
+    bool polling = false;
     std::chrono::steady_clock::time_point idle_since{};
-    stack signal_stack;
     std::atomic<int> os_thread_id{0};  ///< Linux thread id, for per-thread hardware counters (set at start)
 
     // The open phase (owner only): when it started and what it runs.
@@ -191,6 +178,7 @@ public:
     /// Worker `i` (for the counters layer; its stats may be read from any thread).
     const worker& worker_at(unsigned i) const noexcept { return *workers_[i]; }
     /// Tasks spawned from threads that are not workers, and resume() calls made there.
+    /// acquire: read with the finished counts, as in quiescent().
     std::uint64_t external_spawned() const noexcept { return external_spawned_.load(std::memory_order_acquire); }
     std::uint64_t external_resumes() const noexcept { return external_resumes_.load(std::memory_order_relaxed); }  // relaxed: a statistic
     const scheduler_config& config() const noexcept { return cfg_; }
@@ -211,6 +199,7 @@ public:
     /// Puts a pinned task into its worker's inbox.
     ext::placement place_pinned(task& t) noexcept;
     task* park_until_work(worker* w) noexcept;
+    /// acquire: pairs with stop()'s store; the workers' last look for tasks follows it.
     bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
     /// More workers than processing units: idle workers yield the CPU while they spin.
     bool oversubscribed() const noexcept { return oversubscribed_; }
@@ -222,6 +211,8 @@ public:
     context* own_stack_context(std::size_t bytes);
     /// Contexts the worker left for good: kept for reuse when of the runtime's size.
     void recycle_context(worker* w, context* c) noexcept;
+    /// Every task stack of this runtime (the deadlock report walks it).
+    const context_pool& contexts() const noexcept { return contexts_; }
     /// The usable stack bytes `t` needs: its own size (task_flag_own_stack), or 0.
     static std::size_t own_stack_bytes(const task& t) noexcept {
         return (t.flags & task_flag_own_stack) != 0 ? round_stack_size(std::size_t{t.stack_kib} * 1024) : 0;
@@ -238,6 +229,16 @@ public:
     /// A throttled worker going to sleep: wakes an active one if it left tasks behind.
     void wake_for_leftovers(worker* w) noexcept;
 
+    /// The background work workers run besides tasks (ext/background_work.hpp).
+    background_registry& background() noexcept { return background_; }
+    /// An idle worker about to park: true if it is the one that keeps polling the
+    /// background work instead, because something is outstanding.
+    bool keep_polling(worker* w) noexcept;
+    /// The polling worker found a task: another idle one takes over the polling.
+    void stop_polling(worker* w) noexcept;
+    /// One more thing outstanding for background work `id` (wakes a worker to poll).
+    void background_started(ext::background_work_id id) noexcept;
+
 private:
     void worker_main(worker* w);
     void wake_one(unsigned start) noexcept;
@@ -245,8 +246,6 @@ private:
     static void wake_from_policy(void* s, unsigned index) noexcept;  // worker_context::wake
     void notify_idle_watchers() noexcept;
     void timer_main();
-    void release_context(context* c) noexcept;
-    context* new_context(std::size_t bytes);
     /// The deadlock watchdog, run by the timer thread every check period: reports when
     /// every worker has been parked, no timer pending and no phase run for the deadlock
     /// timeout while tasks exist; then exits or keeps waiting (cfg_.on_deadlock).
@@ -278,11 +277,8 @@ private:
     std::condition_variable idle_cv_;
     std::uint64_t idle_epoch_ = 0;
 
-    // Registry of every context (for the deadlock report) and the shared overflow pool.
-    mutable std::mutex contexts_mutex_;
-    context* contexts_head_ = nullptr;
-    std::size_t contexts_count_ = 0;
-    std::size_t contexts_bytes_ = 0;
+    context_pool contexts_;  // every task stack (the workers cache some of them)
+    background_registry background_;
 
     // Timers for sleep_for / sleep_until.
     std::mutex timer_mutex_;
@@ -306,5 +302,11 @@ private:
 /// The calling thread's worker, or null. Never inlined and never cached across a
 /// possible context switch: a task may resume on another OS thread.
 worker* current_worker() noexcept;
+
+/// Runs a staged task on the current stack; it may suspend and come back on another worker.
+inline void execute(task* t) noexcept {
+    t->state.store(task_state::active, std::memory_order_relaxed);  // relaxed: diagnostics only
+    execute_taken(current_worker_hot(), t);
+}
 
 }  // namespace weft::detail

@@ -1,5 +1,5 @@
 // An owner-only deque of pointers: the xqueue policy's queue of new tasks, and the one a
-// scheduler policy may offer the spawn fast path (ext::scheduler_policy::owner_spawn).
+// scheduler policy may offer the spawn fast path (ext::spawn_path::kind::owner).
 #pragma once
 
 #include <atomic>

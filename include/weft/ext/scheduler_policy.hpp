@@ -52,7 +52,7 @@ struct worker_context {
     /// The worker a task was last stolen from (for traces), set by the policy with the steal.
     unsigned last_victim = 0;
     /// Set by the loop for the duration of a schedule() call: the spawner can run this
-    /// new task at once on its own stack (it allows it, task_flag_work_first, and has the
+    /// new task at once on its own stack (it allows it (work-first), and has the
     /// stack for it), so the policy may answer placement::run_inline.
     bool may_run_inline = false;
 
@@ -90,6 +90,53 @@ struct placement {
     bool run_inline = false;
 };
 
+/// Where a worker's new normal-priority tasks go without a call to schedule(), so that a
+/// fork costs no virtual call (the loop's inline spawn, take-back and run-at-spawn paths
+/// in include/weft/sched/detail/core.hpp). One per worker, said once at start. The
+/// queue belongs to the policy; every kind holds new (staged) tasks of that worker.
+struct spawn_path {
+    enum class kind : std::uint8_t {
+        none,      ///< every spawn goes through schedule()
+        stealing,  ///< push on `deque`; the owner takes back its newest, thieves steal the oldest
+        owner,     ///< push on `owned` while *gate == *open (owner-only: thieves ask, seed 001)
+        bounded,   ///< push on `bounded` while it has room (seed 002 §3); then schedule()
+    };
+    kind how = kind::none;
+    union {
+        work_stealing_deque<task>* deque;
+        owner_deque<task>* owned;  ///< holds new tasks only
+        split_queue<task>* bounded;  ///< may also hold resumed tasks: take-back checks
+        void* queue = nullptr;
+    };
+    /// kind::owner only: other threads shut the path by changing *gate (read relaxed at
+    /// each spawn); the policy opens it again, on its worker's thread, by setting *open
+    /// (owner-only) to the gate's value once nothing needs schedule() any more.
+    const std::atomic<std::uint64_t>* gate = nullptr;
+    const std::uint64_t* open = nullptr;
+
+    static spawn_path stealing_deque(work_stealing_deque<task>* d) noexcept {
+        spawn_path p;
+        p.how = kind::stealing;
+        p.deque = d;
+        return p;
+    }
+    static spawn_path owner_only(owner_deque<task>* d, const std::atomic<std::uint64_t>* gate,
+                                 const std::uint64_t* open) noexcept {
+        spawn_path p;
+        p.how = kind::owner;
+        p.owned = d;
+        p.gate = gate;
+        p.open = open;
+        return p;
+    }
+    static spawn_path bounded_queue(split_queue<task>* q) noexcept {
+        spawn_path p;
+        p.how = kind::bounded;
+        p.bounded = q;
+        return p;
+    }
+};
+
 /// The runtime options meant for scheduler policies (such as --weft:xqueue-domains), by
 /// name without the --weft: prefix. The runtime has checked their form; a policy reads
 /// the ones it knows and ignores the others.
@@ -124,8 +171,9 @@ public:
 
     /// Makes `t` runnable. `self` is the calling worker, or null when called from a
     /// thread that is not a worker (then the policy must use a thread-safe inbox).
-    /// A task with `t.ctx != nullptr` is being resumed (pending); otherwise it is new
-    /// (staged). `t.flags & task_flag_yielded` marks a yield: run it after other work.
+    /// `t.is_resumed()`: it is being resumed (pending); otherwise it is new (staged).
+    /// `t.is_yield()` marks a yield: run it after other work. A policy reads a task only
+    /// through these accessors, priority() and home_worker().
     virtual placement schedule(worker_context* self, task& t) = 0;
 
     /// The next task for `self` to run, or nullptr when the policy found none
@@ -138,36 +186,9 @@ public:
     /// and was resumed onto `self`: that one continues on its own context. Optional.
     virtual bool take_back(worker_context& /*self*/, task& /*t*/) noexcept { return false; }
 
-    /// Optional fast path: a deque owned by `worker` where new normal-priority tasks
-    /// that `worker` spawns may be pushed directly (owner push; the owner's next_task
-    /// and take-back pop its newest end; thieves steal its oldest). When a policy
-    /// offers one, spawns and take-backs of such tasks bypass schedule() and
-    /// take_back(): a fork costs no virtual call. Called once per worker at start.
-    virtual work_stealing_deque<task>* spawn_queue(unsigned /*worker*/) noexcept { return nullptr; }
-
-    /// The spawn fast path of a policy whose workers alone take from their queue of new
-    /// tasks (seed 001: a thief asks, the owner hands a task over itself).
-    struct owner_spawn_path {
-        owner_deque<task>* deque = nullptr;                ///< null: no such fast path
-        const std::atomic<std::uint64_t>* gate = nullptr;  ///< read (relaxed) at each fast spawn
-        const std::uint64_t* open = nullptr;               ///< owner-only: the gate's value that lets spawns through
-    };
-    /// Optional, the owner-only counterpart of spawn_queue (a policy offers at most one):
-    /// while `gate->load() == *open`, new normal-priority tasks that `worker` spawns are
-    /// pushed on `deque` directly, and a waiting owner takes back the newest one with
-    /// pop_back, bypassing schedule() and take_back(); otherwise spawns go through
-    /// schedule(). Other threads shut the path by changing the gate (a thief posting a
-    /// steal request, say); the policy opens it again, on its worker's thread, by setting
-    /// *open to the gate's value once nothing needs schedule() any more. The deque must
-    /// hold only new tasks. Called once per worker at start.
-    virtual owner_spawn_path owner_spawn(unsigned /*worker*/) noexcept { return {}; }
-
-    /// Optional, a third kind of spawn fast path (a policy offers at most one): a bounded
-    /// split queue owned by `worker` (seed 002). While it has room, new normal-priority
-    /// tasks that `worker` spawns are pushed on it directly, and a waiting owner takes
-    /// back the newest one if it is still staged; once it is full, spawns go through
-    /// schedule() (which may answer placement::run_inline). Called once per worker at start.
-    virtual split_queue<task>* bounded_spawn(unsigned /*worker*/) noexcept { return nullptr; }
+    /// Optional: how `worker`'s new normal-priority tasks are placed without a call to
+    /// schedule() (see spawn_path). Called once per worker at start.
+    virtual spawn_path spawn_path_of(unsigned /*worker*/) noexcept { return {}; }
 
     /// What the counters read of one worker's queues, from any thread, at any time
     /// while the runtime runs (approximate values are fine).

@@ -56,41 +56,48 @@ struct alignas(cache_line_size) task {
     context* ctx = nullptr;                    ///< the stack it is suspended on; null while staged
     const char* name = nullptr;
     std::uint64_t id = 0;                      ///< unique per spawn, for diagnostics
-    task_priority priority = task_priority::normal;
+    task_priority prio = task_priority::normal;
     std::atomic<task_state> state{task_state::staged};  // relaxed everywhere: diagnostics only
-    std::uint8_t flags = 0;                    ///< kind-specific bits (e.g. run inline by owner)
+    /// Bits of the layers that use tasks: the lifecycle's below (task_flag_*), the
+    /// scheduler's (sched/detail/task_flags.hpp) and bit 7 for a layer above it
+    /// (task_flag_upper_layer).
+    std::uint8_t flags = 0;
     std::uint32_t last_worker = 0;             ///< where it last ran (placement of resumes)
     /// Cycle-clock tick when it was queued, for the wait-time counters; 0 when not
     /// sampled (new tasks are sampled one in wait_sample_period, resumed ones always).
     std::uint64_t queued_at = 0;
     /// task_attributes::stack_size in KiB (rounded up) when task_flag_own_stack is set.
     std::uint32_t stack_kib = 0;
+
+    // What a scheduler policy asks of a task (ext::scheduler_policy).
+    /// It ran, suspended and was resumed (pending): it continues on its own stack.
+    /// Otherwise it is new (staged) and starts on whatever stack the loop is on.
+    bool is_resumed() const noexcept { return ctx != nullptr; }
+    /// Being rescheduled by a yield: run it after other work.
+    bool is_yield() const noexcept;
+    task_priority priority() const noexcept { return prio; }
+    /// Still new: it has not started (relaxed: a policy asks about a task it holds,
+    /// queued after its last state change).
+    bool is_staged() const noexcept { return state.load(std::memory_order_relaxed) == task_state::staged; }
+    /// The worker it last ran on (where a policy may prefer to resume it).
+    unsigned home_worker() const noexcept { return last_worker; }
 };
 static_assert(sizeof(task) == cache_line_size);
 
-inline constexpr std::uint8_t task_flag_yielded = 1u << 0;  ///< set while a yield reschedules it
-inline constexpr std::uint8_t task_flag_inline = 1u << 1;   ///< being run inline by a waiting owner
-/// Spawned by the runtime for itself: counted apart from application tasks (seed 000
-/// ch.5 saw helper tasks distort the task-duration counters; digest §6).
-inline constexpr std::uint8_t task_flag_internal = 1u << 2;
-/// Runs only on worker `last_worker` (task_attributes::worker): the loop keeps it out of
-/// the policy's queues, in that worker's own inbox, so no policy can let it be stolen.
-inline constexpr std::uint8_t task_flag_pinned = 1u << 3;
+// The lifecycle's bits of task::flags (the scheduler's are in sched/detail/task_flags.hpp).
+/// Set while a yield reschedules it.
+inline constexpr std::uint8_t task_flag_yielded = 1u << 0;
 /// Needs a stack larger than the runtime's (task::stack_kib): started on a stack of its
 /// own, never run inline, never through the spawn fast path or the bypass slot.
 inline constexpr std::uint8_t task_flag_own_stack = 1u << 4;
-/// The spawner allows the task to run at once, on the spawner's own stack, when the
-/// policy's queue has no room for it (work-first, seed 002 §3: HotSLAW's bounded
-/// queues). Set by spawns that are safe to run there (task_group::run, task_queue::put):
-/// a spawner holding a lock the child takes would deadlock, so post and async never set it.
-inline constexpr std::uint8_t task_flag_work_first = 1u << 5;
+/// The bit a layer above the scheduler may use for its own tasks (task_queue does).
+inline constexpr std::uint8_t task_flag_upper_layer = 1u << 7;
 /// The task is a weft::task_queue task: its block holds, right after this header, the
 /// frame that its own puts and waits use (task_queue::calling_frame reads it from
 /// current_task()).
-inline constexpr std::uint8_t task_flag_queue_frame = 1u << 6;
-/// Tasks that the header-only fast paths (spawn queue, bypass, take-back) leave to
-/// the scheduler.
-inline constexpr std::uint8_t task_flags_slow_path = task_flag_pinned | task_flag_own_stack;
+inline constexpr std::uint8_t task_flag_queue_frame = task_flag_upper_layer;
+
+inline bool task::is_yield() const noexcept { return (flags & task_flag_yielded) != 0; }
 
 /// One new task in this many has its queue wait timed (a power of two): the wait-time
 /// counters are averages, and timing every spawn would cost more than all the other

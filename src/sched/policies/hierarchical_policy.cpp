@@ -100,24 +100,24 @@ public:
 
     ext::placement schedule(ext::worker_context* self, task& t) override {
         if (self == nullptr) {
-            const unsigned target = t.ctx != nullptr && t.last_worker < n_
-                                        ? t.last_worker
+            const unsigned target = t.is_resumed() && t.home_worker() < n_
+                                        ? t.home_worker()
                                         // relaxed: only spreads work, orders nothing.
                                         : rr_.fetch_add(1, std::memory_order_relaxed) % n_;
             w_[target]->inbox.push(&t);
             return {target};
         }
         hq_worker& me = *w_[self->index];
-        if (t.flags & task_flag_yielded) {
+        if (t.is_yield()) {
             me.yielded.push(&t);
             me.yielded_in.add();
-        } else if (t.priority == task_priority::high) {
+        } else if (t.priority() == task_priority::high) {
             me.high.push(&t);
-        } else if (t.priority == task_priority::low) {
+        } else if (t.priority() == task_priority::low) {
             low_.push(t);
         } else if (me.q.push(&t)) {
             // queued (a resumed task, or a new one that missed the spawn fast path)
-        } else if (t.ctx == nullptr && self->may_run_inline) {
+        } else if (!t.is_resumed() && self->may_run_inline) {
             me.q.note_inlined();  // seed 002 Table 1's "tasks serialized"
             ext::placement p;
             p.run_inline = true;
@@ -150,14 +150,16 @@ public:
         // A task that started, suspended and was resumed here continues on its own
         // context. relaxed: whoever last wrote the state published it to this thread
         // before t entered our queues (our own resume, or the inbox's acquire).
-        if (t.state.load(std::memory_order_relaxed) != task_state::staged) return false;
+        if (!t.is_staged()) return false;
         hq_worker& me = *w_[self.index];
-        if (t.priority == task_priority::high) return me.high.peek_bottom() == &t && me.high.pop() == &t;
+        if (t.priority() == task_priority::high) return me.high.peek_bottom() == &t && me.high.pop() == &t;
         return me.q.take_back(&t);
     }
 
     // New tasks go straight onto the split queue while it has room (no virtual call).
-    ext::split_queue<task>* bounded_spawn(unsigned worker) noexcept override { return &w_[worker]->q; }
+    ext::spawn_path spawn_path_of(unsigned worker) noexcept override {
+        return ext::spawn_path::bounded_queue(&w_[worker]->q);
+    }
 
     queue_state queue_state_of(unsigned worker) const noexcept override {
         if (worker >= n_) return {};
@@ -305,7 +307,7 @@ private:
 
     static void count_stolen(ext::worker_context& self, hq_worker& victim, const task& t, unsigned v) noexcept {
         // relaxed: statistics; thieves share the line, the owner never writes it.
-        if (t.ctx != nullptr) {
+        if (t.is_resumed()) {
             victim.stolen_from_pending.fetch_add(1, std::memory_order_relaxed);
             self.counters.stolen_to_pending.add();
         } else {

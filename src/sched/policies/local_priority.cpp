@@ -58,8 +58,8 @@ public:
         return queues_[self.index].take_back(t);
     }
 
-    ext::work_stealing_deque<task>* spawn_queue(unsigned worker) noexcept override {
-        return &queues_[worker].staged;
+    ext::spawn_path spawn_path_of(unsigned worker) noexcept override {
+        return ext::spawn_path::stealing_deque(&queues_[worker].staged);
     }
 
     queue_state queue_state_of(unsigned worker) const noexcept override {

@@ -88,14 +88,14 @@ struct alignas(cache_line_size) local_queues {
     /// Puts `t` into the owner-side queue it belongs to (owner only).
     /// Returns false for low-priority tasks, which the caller places.
     bool push_local(task& t) {
-        if (t.flags & task_flag_yielded) {
+        if (t.is_yield()) {
             yielded.push(&t);
             yielded_in.add();
-        } else if (t.priority == task_priority::high) {
+        } else if (t.priority() == task_priority::high) {
             high.push(&t);
-        } else if (t.priority == task_priority::low) {
+        } else if (t.priority() == task_priority::low) {
             return false;
-        } else if (t.ctx != nullptr) {
+        } else if (t.is_resumed()) {
             pending.push(&t);
         } else {
             staged.push(&t);
@@ -142,7 +142,7 @@ struct alignas(cache_line_size) local_queues {
         for (int attempt = 0; attempt < 2 && !dq.empty(); ++attempt) {
             if (dq.steal(t) == ext::steal_status::success) {
                 // relaxed: a statistic; thieves share the line, the owner never writes it.
-                if (t->ctx != nullptr) {
+                if (t->is_resumed()) {
                     stolen_from_pending.fetch_add(1, std::memory_order_relaxed);
                     thief.counters.stolen_to_pending.add();
                 } else {
@@ -169,13 +169,13 @@ struct alignas(cache_line_size) local_queues {
     }
 
     bool take_back(task& t) noexcept {
-        auto& dq = t.priority == task_priority::high ? high : staged;
+        auto& dq = t.priority() == task_priority::high ? high : staged;
         if (dq.peek_bottom() != &t) return false;
         // `high` also holds resumed high-priority tasks: a child that was stolen, then
         // suspended and resumed onto this worker, must continue on its own context, not
         // restart inline. relaxed: whoever last wrote the state published it to this
         // thread before t entered this deque (our own resume, or the inbox's acquire).
-        if (t.state.load(std::memory_order_relaxed) != task_state::staged) return false;
+        if (!t.is_staged()) return false;
         return dq.pop() == &t;
     }
 };
@@ -183,8 +183,8 @@ struct alignas(cache_line_size) local_queues {
 /// Placement of a task made runnable by a thread that is not a worker: a resumed task
 /// goes back to the inbox of the worker it last ran on, a new one round-robin.
 inline ext::placement place_from_outside(local_queues* queues, unsigned n, std::atomic<unsigned>& rr, task& t) {
-    const unsigned target = t.ctx != nullptr && t.last_worker < n
-                                ? t.last_worker
+    const unsigned target = t.is_resumed() && t.home_worker() < n
+                                ? t.home_worker()
                                 // relaxed: only spreads work, orders nothing.
                                 : rr.fetch_add(1, std::memory_order_relaxed) % n;
     queues[target].inbox.push(&t);

@@ -25,7 +25,7 @@ public:
     ext::placement schedule(ext::worker_context* self, task& t) override {
         if (self == nullptr) return place_from_outside(queues_.get(), n_, rr_, t);
         unsigned target = self->index;
-        if (t.ctx == nullptr && !(t.flags & task_flag_yielded)) {
+        if (!t.is_resumed() && !t.is_yield()) {
             // Round-robin over all workers, starting with the spawner itself.
             unsigned& next = next_target_[self->index];
             target = (self->index + next) % n_;

@@ -89,7 +89,7 @@ struct alignas(cache_line_size) worker_queues {
     owner_counter fifo_in, fifo_out;  // tasks into / out of the four FIFO lists
     owner_counter served_staged, served_pending;  // tasks this worker handed to stealers
     std::uint64_t my_round = 1;   // == round, without the atomic load
-    // The spawn fast path (ext::scheduler_policy::owner_spawn; see spawns_stay) runs while req equals
+    // The spawn fast path (ext::spawn_path::kind::owner; see spawns_stay) runs while req equals
     // this: refresh_gate() sets it to req's value when no request waits for us, and to
     // closed_gate (a value req never holds) while one does or our self query is up.
     std::uint64_t gate_open = 0;
@@ -157,7 +157,7 @@ public:
         // A worker that spawns or resumes a task has work to give, however it got its own
         // (a pinned task, say, bypasses next_task()): stop telling stealers otherwise.
         if (q.self_query) withdraw_self_query(q);
-        if (t.ctx != nullptr || t.priority != task_priority::normal || (t.flags & task_flag_yielded)) {
+        if (t.is_resumed() || t.priority() != task_priority::normal || t.is_yield()) {
             push_local(q, t);
             return {};
         }
@@ -229,18 +229,18 @@ public:
         return nullptr;
     }
 
-    owner_spawn_path owner_spawn(unsigned worker) noexcept override {
+    ext::spawn_path spawn_path_of(unsigned worker) noexcept override {
         // Local-first placement keeps new tasks on the spawner, and so does round-robin
         // over a domain of one (one worker, or --weft:xqueue-domains=1): no other ring.
         if (worker >= n_ || !spawns_stay(worker)) return {};
-        return {&q_[worker].staged, &q_[worker].req, &q_[worker].gate_open};
+        return ext::spawn_path::owner_only(&q_[worker].staged, &q_[worker].req, &q_[worker].gate_open);
     }
 
     bool take_back(ext::worker_context& self, task& t) noexcept override {
         worker_queues& q = q_[self.index];
         if (q.staged.back() != &t) return false;
         // relaxed: the state was published to us before t entered our deque.
-        if (t.state.load(std::memory_order_relaxed) != task_state::staged) return false;
+        if (!t.is_staged()) return false;
         q.staged.pop_back();
         return true;
     }
@@ -263,10 +263,10 @@ private:
 
     void push_local(worker_queues& q, task& t) {
         t.next = nullptr;
-        if (t.flags & task_flag_yielded) q.yielded.push(&t);
-        else if (t.priority == task_priority::high) q.high.push(&t);
-        else if (t.priority == task_priority::low) q.low.push(&t);
-        else if (t.ctx != nullptr) q.pending.push(&t);
+        if (t.is_yield()) q.yielded.push(&t);
+        else if (t.priority() == task_priority::high) q.high.push(&t);
+        else if (t.priority() == task_priority::low) q.low.push(&t);
+        else if (t.is_resumed()) q.pending.push(&t);
         else {
             q.staged.push_back(&t);
             return;
@@ -275,8 +275,8 @@ private:
     }
 
     ext::placement place_from_outside(task& t) {
-        const unsigned target = t.ctx != nullptr && t.last_worker < n_
-                                    ? t.last_worker
+        const unsigned target = t.is_resumed() && t.home_worker() < n_
+                                    ? t.home_worker()
                                     // relaxed: only spreads work, orders nothing.
                                     : rr_.fetch_add(1, std::memory_order_relaxed) % n_;
         q_[target].inbox.push(&t);
@@ -421,7 +421,7 @@ private:
             refresh_gate(q, self.index);
         }
         if (stolen) {
-            if (t->ctx != nullptr) self.counters.stolen_to_pending.add();
+            if (t->is_resumed()) self.counters.stolen_to_pending.add();
             else self.counters.stolen_to_staged.add();
         }
         return t;

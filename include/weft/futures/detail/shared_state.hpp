@@ -187,8 +187,7 @@ protected:
         if (worker_hot* w = current_worker_hot(); w != nullptr && w->current_ctx != nullptr) {
             // A task may suspend in a destructor and resume on another worker: nothing
             // here may live in thread-local storage across raw(s), so the stack bounds it.
-            const char probe = 0;
-            if (&probe >= w->inline_floor) {
+            if (stack_room_left(w)) {
                 raw(s);
                 return;
             }

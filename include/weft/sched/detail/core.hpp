@@ -2,7 +2,10 @@
 // compiled scheduler: spawning, suspension, resumption and task-block allocation.
 #pragma once
 
+#include <weft/sched/detail/task_flags.hpp>
 #include <weft/sched/detail/worker_hot.hpp>
+#include <weft/threads/detail/block_pool.hpp>
+#include <weft/threads/detail/wait_reason.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>
@@ -12,47 +15,16 @@
 
 namespace weft::detail {
 
-/// Memory for a task block of `size` bytes, aligned to a cache line, when the calling
-/// worker's free list has none (or the caller is not a worker).
-void* allocate_task_block_slow(std::size_t size);
-/// Returns a block when the calling worker's free list is full (or there is none).
-void free_task_block_slow(void* p, std::size_t size) noexcept;
-/// Hands a worker's cached task blocks back to the process-wide pool.
-void release_worker_blocks(worker_hot* w) noexcept;
-/// Bytes the task-block pool has taken from the system so far (0 under ASan, where every
-/// block is its own allocation). It only grows: blocks are kept for reuse.
-std::size_t task_block_pool_bytes() noexcept;
-
 /// Memory for a task block of `size` bytes, aligned to a cache line; from worker `w`'s
 /// free list when it has one of that size class (no allocation). `w` may be null.
 inline void* allocate_task_block(worker_hot* w, std::size_t size) {
-    const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
-    if constexpr (!WEFT_HAVE_ASAN) {  // under ASan every block is a real allocation
-        if (w != nullptr && cls >= 1 && cls <= worker_hot::block_classes) {
-            if (void* p = w->free_blocks[cls - 1]) {
-                w->free_blocks[cls - 1] = *static_cast<void**>(p);
-                --w->free_block_count[cls - 1];
-                return p;
-            }
-        }
-    }
-    return allocate_task_block_slow(size);
+    return allocate_block(w != nullptr ? &w->blocks : nullptr, size);
 }
 inline void* allocate_task_block(std::size_t size) { return allocate_task_block(current_worker_hot(), size); }
 
 /// Returns a block from allocate_task_block (any thread may free any block).
 inline void free_task_block(worker_hot* w, void* p, std::size_t size) noexcept {
-    const std::size_t cls = (size + cache_line_size - 1) / cache_line_size;
-    if constexpr (!WEFT_HAVE_ASAN) {
-        constexpr std::uint32_t keep = 4096;
-        if (w != nullptr && cls >= 1 && cls <= worker_hot::block_classes && w->free_block_count[cls - 1] < keep) {
-            *static_cast<void**>(p) = w->free_blocks[cls - 1];
-            w->free_blocks[cls - 1] = p;
-            ++w->free_block_count[cls - 1];
-            return;
-        }
-    }
-    free_task_block_slow(p, size);
+    free_block(w != nullptr ? &w->blocks : nullptr, p, size);
 }
 inline void free_task_block(void* p, std::size_t size) noexcept { free_task_block(current_worker_hot(), p, size); }
 
@@ -62,47 +34,45 @@ inline worker_hot* execute_taken(worker_hot* w, task* t) noexcept;
 /// (work-first, seed 002 §3) when its spawner allows it and enough stack is left, and
 /// returns true; false otherwise (the scheduler then sets it aside).
 inline bool try_run_at_spawn(worker_hot* w, task* t) {
-    const char probe = 0;
-    if ((t->flags & task_flag_work_first) == 0 || w->current_ctx == nullptr || &probe < w->inline_floor) return false;
-    t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
-    // release: as in try_spawn_fast (quiescence reads the count).
-    w->spawned.store(w->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-    w->bounded_spawn->note_inlined();
+    if ((t->flags & task_flag_work_first) == 0 || w->current_ctx == nullptr || !stack_room_left(w)) return false;
+    note_spawn(w, t);
+    w->spawn.bounded->note_inlined();
     t->state.store(task_state::active, std::memory_order_relaxed);  // relaxed: diagnostics only
     w = execute_taken(w, t);  // may suspend: w is the worker we are on afterwards
     w->ran_at_spawn.store(t, std::memory_order_relaxed);  // relaxed: see worker_hot
     return true;
 }
 
-/// Pushes a new task on worker `w`'s spawn queue when the policy offers one (a
-/// work-stealing deque, or an owner-only deque whose gate is open) and the task has
-/// normal priority; returns false otherwise (then call spawn()).
+/// Pushes a new task on worker `w`'s spawn path (ext::spawn_path) when the policy offers
+/// one that is open and the task has normal priority; returns false otherwise (then call
+/// spawn()).
 inline bool try_spawn_fast(worker_hot* w, task* t) {
-    if (w == nullptr || t->priority != task_priority::normal || (t->flags & task_flags_slow_path) != 0)
-        return false;
-    const bool owned = w->spawn_queue == nullptr;
-    ext::split_queue<task>* const bounded = w->bounded_spawn;
-    if (bounded != nullptr) {
-        w->ran_at_spawn.store(nullptr, std::memory_order_relaxed);  // relaxed: see worker_hot
-        if (bounded->full()) return try_run_at_spawn(w, t);
+    if (w == nullptr || t->prio != task_priority::normal || (t->flags & task_flags_slow_path) != 0) return false;
+    using kind = ext::spawn_path::kind;
+    const ext::spawn_path& path = w->spawn;
+    switch (path.how) {
+        case kind::none: return false;
+        case kind::bounded:
+            w->ran_at_spawn.store(nullptr, std::memory_order_relaxed);  // relaxed: see worker_hot
+            if (path.bounded->full()) return try_run_at_spawn(w, t);
+            break;
+        case kind::owner:
+            // relaxed: the gate carries no data; a steal request this load misses is
+            // served at a later spawn or when the owner next takes a task from its queues.
+            if (path.gate->load(std::memory_order_relaxed) != *path.open) return false;
+            break;
+        case kind::stealing: break;
     }
-    // relaxed: the gate carries no data; a steal request this load misses is served at a
-    // later spawn or when the owner next takes a task from its queues.
-    if (owned && bounded == nullptr &&
-        (w->owner_spawn == nullptr || w->owner_spawn_gate->load(std::memory_order_relaxed) != *w->owner_spawn_open))
-        return false;
-    t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
-    if ((w->spawn_seq & (wait_sample_period - 1)) == 0 && w->timing) t->queued_at = cycle_clock_now();
-    const std::uint64_t spawned = w->spawned.load(std::memory_order_relaxed);
-    // release: the count is published before the task can be stolen and finished
-    // (quiescence relies on it, see scheduler::quiescent).
-    w->spawned.store(spawned + 1, std::memory_order_release);
+    const std::uint64_t before = note_spawn(w, t);
+    sample_queue_wait(w, t);
     try {
-        if (!owned) w->spawn_queue->push(t);
-        else if (bounded != nullptr) (void)bounded->push(t);  // not full: only the owner fills it
-        else w->owner_spawn->push_back(t);
+        switch (path.how) {
+            case kind::stealing: path.deque->push(t); break;
+            case kind::bounded: (void)path.bounded->push(t); break;  // not full: only the owner fills it
+            default: path.owned->push_back(t); break;
+        }
     } catch (...) {
-        w->spawned.store(spawned, std::memory_order_release);
+        w->spawned.store(before, std::memory_order_release);  // release: as in note_spawn
         throw;
     }
     // relaxed: a hint; a wake-up missed here costs parallelism, never progress (the
@@ -138,12 +108,10 @@ private:
 /// completion_scope and the slot is free; false otherwise (then spawn it).
 inline bool try_bypass(task* t) noexcept {
     worker_hot* w = current_worker_hot();
-    if (w == nullptr || !w->completing || w->bypass != nullptr || t->priority != task_priority::normal ||
+    if (w == nullptr || !w->completing || w->bypass != nullptr || t->prio != task_priority::normal ||
         (t->flags & task_flags_slow_path) != 0)
         return false;
-    t->id = (++w->spawn_seq << 12) | ((w->worker_index + 1) & 0xfff);
-    // release: published before the task can run (see try_spawn_fast).
-    w->spawned.store(w->spawned.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    note_spawn(w, t);
     w->bypass = t;
     return true;
 }
@@ -155,7 +123,7 @@ inline worker_hot* execute_taken(worker_hot* w, task* t) noexcept {
     w->current_task = t;
     // relaxed: read only by the instantaneous counters, which are statistics.
     w->started.store(w->started.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    t->last_worker = w->worker_index;
+    t->last_worker = w->index;
     t->invoke(t);  // disposes of t
     w = current_worker_hot();
     w->current_task = outer;
@@ -164,32 +132,35 @@ inline worker_hot* execute_taken(worker_hot* w, task* t) noexcept {
     return w;
 }
 
-/// The inline fast path of try_run_inline: `t` is the newest task on `w`'s spawn queue
-/// (or owner-only spawn deque) and enough stack is left; takes it (or returns false)
-/// without running it.
+/// The inline fast path of try_run_inline: `t` is the newest task on `w`'s spawn path
+/// and enough stack is left; takes it (or returns false) without running it.
 inline bool try_take_back_fast(worker_hot* w, task* t) noexcept {
-    if (w == nullptr || (w->spawn_queue == nullptr && w->owner_spawn == nullptr && w->bounded_spawn == nullptr))
-        return false;
-    const char probe = 0;
-    if (&probe < w->inline_floor) return false;
-    if (w->spawn_queue != nullptr) {
-        if (w->spawn_queue->peek_bottom() != t || w->spawn_queue->pop() != t) return false;
-    } else if (w->bounded_spawn != nullptr) {
-        // This queue also holds resumed tasks, which continue on their own context.
-        // relaxed: if t is in our queue, we put it there after its last state change.
-        if (t->state.load(std::memory_order_relaxed) != task_state::staged || !w->bounded_spawn->take_back(t))
-            return false;
-    } else {
-        // Owner-only: nobody else takes from it, so the newest is still ours to take.
-        if (w->owner_spawn->back() != t) return false;
-        w->owner_spawn->pop_back();
+    using kind = ext::spawn_path::kind;
+    if (w == nullptr || w->spawn.how == kind::none || !stack_room_left(w)) return false;
+    const ext::spawn_path& path = w->spawn;
+    switch (path.how) {
+        case kind::stealing:
+            if (path.deque->peek_bottom() != t || path.deque->pop() != t) return false;
+            break;
+        case kind::bounded:
+            // This queue also holds resumed tasks, which continue on their own context.
+            // relaxed: if t is in our queue, we put it there after its last state change.
+            if (!t->is_staged() || !path.bounded->take_back(t)) return false;
+            break;
+        default:
+            // Owner-only: nobody else takes from it, so the newest is still ours to take.
+            if (path.owned->back() != t) return false;
+            path.owned->pop_back();
+            break;
     }
     // Ours now, so its flags can be read: a task that needs a bigger stack goes back
     // (to the end it came from: the slot is free, so the push cannot allocate).
     if (WEFT_UNLIKELY((t->flags & task_flag_own_stack) != 0)) {
-        if (w->spawn_queue != nullptr) w->spawn_queue->push(t);
-        else if (w->bounded_spawn != nullptr) (void)w->bounded_spawn->push(t);  // room: it was just taken
-        else w->owner_spawn->push_back(t);
+        switch (path.how) {
+            case kind::stealing: path.deque->push(t); break;
+            case kind::bounded: (void)path.bounded->push(t); break;  // room: it was just taken
+            default: path.owned->push_back(t); break;
+        }
         return false;
     }
     return true;
@@ -211,40 +182,6 @@ task* current_task() noexcept;
 /// Called on the new stack once the suspending task's context is saved: this is the
 /// only safe moment to publish it to whoever will resume it.
 using suspend_callback = void (*)(task* self, void* arg) noexcept;
-
-/// What a suspending task waits on, for the deadlock report (it names the kind, and the
-/// task that holds or will complete the object where that is known).
-enum class wait_kind : std::uint8_t {
-    unknown,
-    future,
-    task_group,
-    task_queue,
-    mutex,
-    recursive_mutex,
-    shared_mutex,
-    condition_variable,
-    counting_semaphore,
-    latch,
-    barrier,
-    event,
-    channel,
-    once_flag,
-};
-
-/// wait_reason::holder for "a thread outside weft" (a mutex locked by a plain thread).
-inline constexpr std::uint64_t holder_outside_thread = ~std::uint64_t{0};
-
-struct wait_reason {
-    wait_kind kind = wait_kind::unknown;
-    const void* object = nullptr;
-    /// The id (task::id) of the one task that holds the object (a mutex's owner) or
-    /// will complete it (an async future's producer); holder_outside_thread for a plain
-    /// thread; 0 when unknown or several could.
-    std::uint64_t holder = 0;
-};
-
-/// The weft name of a wait kind ("future", "mutex", ...).
-const char* wait_kind_name(wait_kind k) noexcept;
 
 /// The id of the calling agent for wait_reason::holder: the running task's id, or
 /// holder_outside_thread on a plain thread.

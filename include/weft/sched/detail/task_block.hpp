@@ -77,7 +77,7 @@ struct bound_call {
 
 /// Applies optional task attributes to a descriptor.
 inline void apply_attributes(task& t, const task_attributes& a) noexcept {
-    t.priority = a.priority;
+    t.prio = a.priority;
     t.name = a.name;
     if (a.worker != task_attributes::any_worker) {
         t.flags |= task_flag_pinned;

@@ -3,10 +3,9 @@
 // finding the worker once.
 #pragma once
 
-#include <weft/concurrency/owner_deque.hpp>
-#include <weft/concurrency/split_queue.hpp>
-#include <weft/concurrency/work_stealing_deque.hpp>
+#include <weft/ext/scheduler_policy.hpp>
 #include <weft/platform/cycle_clock.hpp>
+#include <weft/threads/detail/block_pool.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>
@@ -17,28 +16,20 @@ namespace weft::detail {
 
 struct context;
 
-/// Owner-only unless marked otherwise.
-struct worker_hot {
-    /// The policy's deque for new normal-priority tasks of this worker (see
-    /// ext::scheduler_policy::spawn_queue), or null: then spawns take the policy's path.
-    ext::work_stealing_deque<task>* spawn_queue = nullptr;
-    /// Or the policy's owner-only deque for them, used while *owner_spawn_gate equals
-    /// *owner_spawn_open (ext::scheduler_policy::owner_spawn); null: none.
-    ext::owner_deque<task>* owner_spawn = nullptr;
-    const std::atomic<std::uint64_t>* owner_spawn_gate = nullptr;
-    /// Or the policy's bounded split queue, used while it has room
-    /// (ext::scheduler_policy::bounded_spawn); null: none.
-    ext::split_queue<task>* bounded_spawn = nullptr;
-    const std::uint64_t* owner_spawn_open = nullptr;
+/// Owner-only unless marked otherwise. The policy's view of the worker
+/// (ext::worker_context: its index, NUMA node, queue counters) comes first.
+struct worker_hot : ext::worker_context {
+    /// Where this worker's new normal-priority tasks go without schedule() (the policy's
+    /// ext::scheduler_policy::spawn_path_of), or kind::none.
+    ext::spawn_path spawn{};
     task* current_task = nullptr;
     context* current_ctx = nullptr;
     /// Inline execution only while the stack pointer is above this (a quarter of the
-    /// current stack plus a page must stay free).
+    /// current stack plus a page must stay free); see stack_room_left.
     const char* inline_floor = nullptr;
     /// Parked workers (shared, read-mostly): spawns wake one when it is not zero.
     const std::atomic<unsigned>* sleepers = nullptr;
     std::uint64_t spawn_seq = 0;
-    std::uint32_t worker_index = 0;
     /// The task the scheduling loop itself started (not one run inline inside it).
     task* loop_task = nullptr;
     /// Set while that task publishes its result at its very end (see completion_scope).
@@ -54,9 +45,7 @@ struct worker_hot {
     /// this (stale) worker's value, which then never names its child.
     std::atomic<task*> ran_at_spawn{nullptr};
 
-    static constexpr std::size_t block_classes = 8;  ///< task blocks of 64..512 bytes
-    void* free_blocks[block_classes] = {};
-    std::uint32_t free_block_count[block_classes] = {};
+    block_cache blocks;  ///< free task blocks (threads/detail/block_pool.hpp)
 
     // Written by the owner only (release stores); read by quiescence checks.
     alignas(cache_line_size) std::atomic<std::uint64_t> spawned{0};
@@ -71,5 +60,28 @@ worker_hot* current_worker_hot() noexcept;
 
 /// Wakes a parked worker for a task this worker just spawned (the slow path of spawn).
 void wake_for_spawn(worker_hot* w) noexcept;
+
+/// True while the stack in use has room for one more chain of frames above
+/// worker_hot::inline_floor (running a task inline, or at its spawn, needs it).
+__attribute__((always_inline)) inline bool stack_room_left(const worker_hot* w) noexcept {
+    const char probe = 0;
+    return &probe >= w->inline_floor;
+}
+
+/// Gives the new task `t` its id and counts it as spawned on `w`; returns the count
+/// before (to undo it if the task cannot be queued after all).
+inline std::uint64_t note_spawn(worker_hot* w, task* t) noexcept {
+    t->id = (++w->spawn_seq << 12) | ((w->index + 1) & 0xfff);
+    const std::uint64_t before = w->spawned.load(std::memory_order_relaxed);  // relaxed: owner-only writer
+    // release: the count is published before the task can be stolen and finished
+    // (quiescence relies on it, see scheduler::quiescent).
+    w->spawned.store(before + 1, std::memory_order_release);
+    return before;
+}
+
+/// Stamps one new task in wait_sample_period with its queueing time (the wait counters).
+inline void sample_queue_wait(const worker_hot* w, task* t) noexcept {
+    if ((w->spawn_seq & (wait_sample_period - 1)) == 0 && w->timing) t->queued_at = cycle_clock_now();
+}
 
 }  // namespace weft::detail

@@ -1,10 +1,11 @@
-// The one place weft switches between stacks: Boost.Context's fcontext primitives,
+// The one place weft switches between stacks (src/threads/switch.cpp uses it): Boost.Context's fcontext primitives,
 // wrapped with the ASan and TSan fiber annotations (DESIGN.md: without them the
 // sanitizers report nonsense on every switch).
 #pragma once
 
 #include <weft/config/config.hpp>
 #include <weft/platform/stack.hpp>
+#include <weft/threads/detail/context.hpp>
 
 #include <boost/context/detail/fcontext.hpp>
 
@@ -33,42 +34,34 @@ namespace bctx = boost::context::detail;
 using fcontext_t = bctx::fcontext_t;
 using transfer_t = bctx::transfer_t;
 
-/// What a sanitizer needs to know about one execution stack (a task stack or the
-/// worker thread's own stack).
-struct fiber_identity {
-    const void* bottom = nullptr;  // lowest usable address (ASan)
-    std::size_t size = 0;
-    void* tsan_fiber = nullptr;    // TSan's handle for this stack
-    void* asan_fake_stack = nullptr;
-
-    void init_for_stack(const stack& s) noexcept {
-        bottom = s.bottom;
-        size = s.size;
+/// A new stack's identity: its bounds, and a TSan fiber if it has none yet.
+inline void init_fiber_for_stack(fiber_identity& f, const stack& s) noexcept {
+    f.bottom = s.bottom;
+    f.size = s.size;
 #if WEFT_HAVE_TSAN
-        if (tsan_fiber == nullptr) tsan_fiber = __tsan_create_fiber(0);
+    if (f.tsan_fiber == nullptr) f.tsan_fiber = __tsan_create_fiber(0);
 #endif
-    }
-    /// Called before a stack starts a new life: frames abandoned on it (a stack left for
-    /// good by a switch, never unwound) leave ASan's redzone poison behind, which an
-    /// uninstrumented callee of the next life (libc writing a local through an ASan
-    /// interceptor) would trip over. Clears it.
-    void clear_stale_poison() const noexcept {
+}
+/// Called before a stack starts a new life: frames abandoned on it (a stack left for
+/// good by a switch, never unwound) leave ASan's redzone poison behind, which an
+/// uninstrumented callee of the next life (libc writing a local through an ASan
+/// interceptor) would trip over. Clears it.
+inline void clear_stale_poison([[maybe_unused]] const fiber_identity& f) noexcept {
 #if WEFT_HAVE_ASAN
-        __asan_unpoison_memory_region(bottom, size);
+    __asan_unpoison_memory_region(f.bottom, f.size);
 #endif
-    }
-    void init_for_current_thread() noexcept {
+}
+inline void init_fiber_for_current_thread([[maybe_unused]] fiber_identity& f) noexcept {
 #if WEFT_HAVE_TSAN
-        tsan_fiber = __tsan_get_current_fiber();
+    f.tsan_fiber = __tsan_get_current_fiber();
 #endif
-    }
-    void release() noexcept {
+}
+inline void release_fiber([[maybe_unused]] fiber_identity& f) noexcept {
 #if WEFT_HAVE_TSAN
-        if (tsan_fiber != nullptr) __tsan_destroy_fiber(tsan_fiber);
-        tsan_fiber = nullptr;
+    if (f.tsan_fiber != nullptr) __tsan_destroy_fiber(f.tsan_fiber);
+    f.tsan_fiber = nullptr;
 #endif
-    }
-};
+}
 
 /// Call right before switching from `from` to `to`; `from_dies` when the stack being
 /// left will never be resumed (it is about to be recycled).

@@ -1,0 +1,174 @@
+// Spawning and resuming: where a task goes (the policy's schedule(), a pinned task's
+// inbox, or at once on the spawner's stack), and the wake-up that follows; the entry
+// points header-only code calls (sched/detail/core.hpp).
+#include "sched/entry.hpp"
+#include "sched/scheduler.hpp"
+
+#include <weft/config/errors.hpp>
+#include <weft/sched/detail/core.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+namespace weft::detail {
+namespace {
+std::atomic<std::uint64_t> g_external_task_seq{0};  // ids of tasks spawned from outside
+}  // namespace
+
+void wake_for_spawn(worker_hot* w) noexcept {
+    auto* self = static_cast<worker*>(w);
+    self->sched->after_schedule(self, ext::placement{});
+}
+
+void scheduler::requeue(worker* self, task* t) noexcept {
+    try {
+        after_schedule(self, policy_->schedule(self, *t));
+    } catch (...) {
+        std::fprintf(stderr, "weft: the scheduler policy failed to requeue a task\n");
+        std::terminate();
+    }
+}
+
+void scheduler::spawn(worker* self, task* t) {
+    if ((t->flags & task_flag_pinned) != 0 && t->last_worker >= workers_.size())
+        throw error("weft: a task was pinned to worker " + std::to_string(t->last_worker) + ", but the runtime has " +
+                    std::to_string(workers_.size()) + " worker(s) (task_attributes::worker must be below num_workers())");
+    if ((t->flags & task_flag_own_stack) != 0) {
+        const std::size_t bytes = std::size_t{t->stack_kib} * 1024;
+        if (bytes > task_attributes::max_stack_size)
+            throw error("weft: task_attributes::stack_size of " + std::to_string(bytes) +
+                        " bytes is above the maximum, task_attributes::max_stack_size (" +
+                        std::to_string(task_attributes::max_stack_size) + " bytes)");
+        // The runtime's stacks are big enough: nothing special to do.
+        if (round_stack_size(bytes) <= cfg_.stack_size) t->flags = static_cast<std::uint8_t>(t->flags & ~task_flag_own_stack);
+    }
+    if (self != nullptr) {
+        self->ran_at_spawn.store(nullptr, std::memory_order_relaxed);  // relaxed: see worker_hot
+        note_spawn(self, t);
+        sample_queue_wait(self, t);
+    } else {
+        t->id = (g_external_task_seq.fetch_add(1, std::memory_order_relaxed) + 1) << 12;  // relaxed: only unique; never 0 (0 = no task)
+        if (cfg_.timing || cfg_.tracing) t->queued_at = cycle_clock_now();
+        external_spawned_.fetch_add(1, std::memory_order_seq_cst);
+    }
+    t->state.store(task_state::staged, std::memory_order_relaxed);  // relaxed: diagnostics and take-back, owner-ordered
+    if ((t->flags & task_flag_pinned) != 0) {
+        after_schedule(self, place_pinned(*t));
+        return;
+    }
+    if (self == nullptr || (t->flags & task_flag_work_first) == 0) {
+        after_schedule(self, policy_->schedule(self, *t));
+        return;
+    }
+    // Work-first is possible: on a task's stack with room left for one more frame chain
+    // (the floor of try_run_inline), for a task that needs no stack of its own.
+    self->may_run_inline = self->current_ctx != nullptr && stack_room_left(self) &&
+                           (t->flags & task_flag_own_stack) == 0 && t->prio == task_priority::normal;
+    const ext::placement p = policy_->schedule(self, *t);
+    self->may_run_inline = false;
+    if (p.run_inline) {
+        // Not task_flag_inline: to its spawner the task ran like any other (a task_group
+        // child still reports to its group).
+        execute(t);  // may suspend and return on another worker: `self` is stale after it
+        current_worker_hot()->ran_at_spawn.store(t, std::memory_order_relaxed);  // relaxed: see worker_hot
+        return;
+    }
+    after_schedule(self, p);
+}
+
+ext::placement scheduler::place_pinned(task& t) noexcept {
+    // Read before the push: once in the inbox, the task belongs to its worker.
+    const unsigned target = t.last_worker;
+    workers_[target]->pinned_inbox.push(&t);
+    return {target};
+}
+
+void scheduler::resume(worker* self, task* t) noexcept {
+    t->state.store(task_state::pending, std::memory_order_relaxed);  // relaxed: published by the queue push
+    if (cfg_.timing || cfg_.tracing) t->queued_at = cycle_clock_now();
+    if (self != nullptr) self->stats.resumes.add();
+    else external_resumes_.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+    ext::placement p;
+    try {
+        p = (t->flags & task_flag_pinned) != 0 ? place_pinned(*t) : policy_->schedule(self, *t);
+    } catch (...) {
+        std::fprintf(stderr, "weft: the scheduler policy failed to requeue a resumed task\n");
+        std::terminate();
+    }
+    after_schedule(self, p);
+}
+
+void scheduler::after_schedule(worker* self, ext::placement p) noexcept {
+    if (p.worker == ext::placement::local && self != nullptr) {
+        // Deliberately without a fence (as oneTBB does for spawns): a wake-up missed in
+        // the tiny window while a worker parks costs parallelism, never progress, since
+        // `self` is awake and will run the task itself.
+        // relaxed: a hint only, see above.
+        if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one(self->index + 1);
+        return;
+    }
+    // The task sits in one worker's inbox (or, from outside, anywhere): that worker
+    // must not sleep through it. The fence pairs with the one in park_until_work.
+    if (!p.fenced) store_load_fence();
+    if (p.worker < workers_.size()) wake(workers_[p.worker].get());
+    else if (sleepers_.load(std::memory_order_relaxed) != 0) wake_one(0);  // relaxed: ordered by the fence above
+}
+
+// ---------------------------------------------------------------------------------
+// The functions header-only code calls (sched/detail/core.hpp).
+
+void spawn(task* t) {
+    worker* w = current_worker();
+    if (try_spawn_fast(w, t)) return;
+    if (w != nullptr) {
+        w->sched->spawn(w, t);
+        return;
+    }
+    const outside_entry entry(true);
+    if (entry.sched == nullptr) throw_no_runtime("cannot spawn a task");
+    entry.sched->spawn(nullptr, t);
+}
+
+bool try_run_inline(task* t, std::uint8_t flags) noexcept {
+    worker* w = current_worker();
+    if (w == nullptr || w->current_ctx == nullptr || !stack_room_left(w)) return false;
+    if (!try_take_back_fast(w, t)) {
+        if (!w->sched->policy().take_back(*w, *t)) return false;
+        if (scheduler::own_stack_bytes(*t) > w->current_ctx->stk.size) {
+            // It needs a bigger stack than this one: back to the queues, where the loop
+            // starts it on a stack of its own.
+            w->sched->requeue(w, t);
+            return false;
+        }
+        if (t->is_resumed()) {
+            // Running it inline would restart a task that already ran part way.
+            std::fprintf(stderr, "weft: scheduler policy '%.*s' took back a task that had already started "
+                                 "(take_back must refuse resumed tasks)\n",
+                         static_cast<int>(w->sched->policy().name().size()), w->sched->policy().name().data());
+            std::abort();
+        }
+    }
+    t->flags = static_cast<std::uint8_t>(t->flags | flags);
+    execute(t);
+    return true;
+}
+
+
+void resume(task* t) noexcept {
+    if (worker* w = current_worker()) {
+        w->sched->resume(w, t);
+        return;
+    }
+    // A suspended task keeps the runtime from stopping, so the entry is open here.
+    const outside_entry entry(false);
+    if (entry.sched == nullptr) {
+        std::fprintf(stderr, "weft: internal error: a task was resumed while no runtime runs\n");
+        std::abort();
+    }
+    entry.sched->resume(nullptr, t);
+}
+
+
+}  // namespace weft::detail
