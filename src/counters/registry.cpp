@@ -6,7 +6,7 @@
 #include "sched/scheduler.hpp"
 
 #include <weft/platform/cycle_clock.hpp>
-#include <weft/sched/detail/core.hpp>
+#include <weft/threads/detail/block_pool.hpp>
 
 #include <unistd.h>
 

@@ -2,7 +2,7 @@
 // include/weft/lcos/detail/wait_queue.hpp): blocking, waking, and the timer tickets.
 #include <weft/lcos/detail/wait_queue.hpp>
 
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/suspend.hpp>
 
 #include <cstddef>
 #include <new>

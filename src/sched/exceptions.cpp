@@ -1,6 +1,6 @@
 // Exceptions nobody can receive: an unhandled one in a task (reported, then abort) and
 // one a task_group must drop while it is destroyed during unwinding (reported).
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/exceptions.hpp>
 
 #include <cxxabi.h>
 

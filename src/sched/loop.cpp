@@ -14,7 +14,8 @@
 #include "sched/scheduler.hpp"
 
 #include <weft/config/errors.hpp>
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/spawn.hpp>
+#include <weft/sched/detail/suspend.hpp>
 
 #include <unistd.h>
 

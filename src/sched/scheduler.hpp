@@ -12,7 +12,8 @@
 #include <weft/sched/detail/worker_hot.hpp>
 #include <weft/platform/stack.hpp>
 #include <weft/platform/topology.hpp>
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/spawn.hpp>
+#include <weft/sched/detail/suspend.hpp>
 #include <weft/threads/detail/context.hpp>
 #include <weft/threads/task.hpp>
 

@@ -1,11 +1,12 @@
 // Spawning and resuming: where a task goes (the policy's schedule(), a pinned task's
 // inbox, or at once on the spawner's stack), and the wake-up that follows; the entry
-// points header-only code calls (sched/detail/core.hpp).
+// points header-only code calls (sched/detail/spawn.hpp and suspend.hpp).
 #include "sched/entry.hpp"
 #include "sched/scheduler.hpp"
 
 #include <weft/config/errors.hpp>
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/spawn.hpp>
+#include <weft/sched/detail/suspend.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -117,7 +118,7 @@ void scheduler::after_schedule(worker* self, ext::placement p) noexcept {
 }
 
 // ---------------------------------------------------------------------------------
-// The functions header-only code calls (sched/detail/core.hpp).
+// The functions header-only code calls (sched/detail/spawn.hpp and suspend.hpp).
 
 void spawn(task* t) {
     worker* w = current_worker();

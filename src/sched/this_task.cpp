@@ -1,7 +1,7 @@
 // weft::this_task (see include/weft/sched/this_task.hpp).
 #include "sched/scheduler.hpp"
 
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/suspend.hpp>
 #include <weft/sched/this_task.hpp>
 #include <weft/config/errors.hpp>
 

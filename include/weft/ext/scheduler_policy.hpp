@@ -92,7 +92,7 @@ struct placement {
 
 /// Where a worker's new normal-priority tasks go without a call to schedule(), so that a
 /// fork costs no virtual call (the loop's inline spawn, take-back and run-at-spawn paths
-/// in include/weft/sched/detail/core.hpp). One per worker, said once at start. The
+/// in include/weft/sched/detail/spawn.hpp). One per worker, said once at start. The
 /// queue belongs to the policy; every kind holds new (staged) tasks of that worker.
 struct spawn_path {
     enum class kind : std::uint8_t {

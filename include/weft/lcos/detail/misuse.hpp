@@ -4,7 +4,7 @@
 #pragma once
 
 #include <weft/config/errors.hpp>
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/suspend.hpp>
 #include <weft/threads/task.hpp>
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 
 #include <weft/concurrency/spinlock.hpp>
 #include <weft/config/config.hpp>
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/suspend.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>

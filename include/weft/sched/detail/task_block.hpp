@@ -1,7 +1,9 @@
 // A spawned closure stored with its task descriptor in one pooled block.
 #pragma once
 
-#include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/exceptions.hpp>
+#include <weft/sched/detail/spawn.hpp>
+#include <weft/sched/detail/suspend.hpp>
 
 #include <functional>
 #include <new>

@@ -1,15 +1,14 @@
-// What the header-only parts of weft (post, async, task_group, futures) call in the
-// compiled scheduler: spawning, suspension, resumption and task-block allocation.
+// What header-only code (post, async, task_group, task_queue, futures) calls to spawn:
+// task-block memory, the inline fast paths (spawn path, bypass slot, take-back, run at
+// spawn) and the compiled slow paths behind them (src/sched/spawn.cpp).
 #pragma once
 
 #include <weft/sched/detail/task_flags.hpp>
 #include <weft/sched/detail/worker_hot.hpp>
 #include <weft/threads/detail/block_pool.hpp>
-#include <weft/threads/detail/wait_reason.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -176,93 +175,8 @@ void spawn(task* t);
 /// allocated during the call (its address is compared with queued tasks).
 bool try_run_inline(task* t, std::uint8_t flags = 0) noexcept;
 
-/// The task running on this thread, or nullptr on a thread that is not a weft worker.
-task* current_task() noexcept;
-
-/// Called on the new stack once the suspending task's context is saved: this is the
-/// only safe moment to publish it to whoever will resume it.
-using suspend_callback = void (*)(task* self, void* arg) noexcept;
-
-/// The id of the calling agent for wait_reason::holder: the running task's id, or
-/// holder_outside_thread on a plain thread.
-std::uint64_t current_holder_id() noexcept;
-
-/// Suspends the current task (there must be one) and runs `cb(self, arg)` after its
-/// context is saved; returns once some thread calls resume(self). `why` says what it
-/// waits on, for the deadlock report. If no stack can be mapped for the worker to
-/// continue on, prints why and aborts.
-void suspend(suspend_callback cb, void* arg, const wait_reason& why = {});
-
-/// Makes a suspended task runnable again (any thread).
-void resume(task* t) noexcept;
-
-/// Calls fn(arg) on the runtime's timer thread at (or soon after) `when`; fn must be
-/// short and must not block. Pending timers count as "something will happen" for the
-/// deadlock report. @throws weft::runtime_state_error when no runtime is running.
-void call_at(std::chrono::steady_clock::time_point when, void (*fn)(void*) noexcept, void* arg);
-
-/// Reports an exception escaping a task that nobody can receive, then terminates.
-/// Call from inside a catch block.
-[[noreturn]] void terminate_on_unhandled_exception(const task* t) noexcept;
-
-/// Prints an exception that has to be dropped (a task_group child's, while the group is
-/// destroyed during stack unwinding) so that it is never lost silently. Call from
-/// inside a catch block.
-void report_discarded_exception(const char* why) noexcept;
-
 /// Called by a runtime-internal task as its last act (see post_internal): counts it on
 /// the worker it finishes on.
 void count_internal_task_finished() noexcept;
-
-/// One party waiting for a notification: a suspended task, a blocked OS thread, or a
-/// callback (a continuation that runs or schedules itself when notified).
-struct waiter {
-    waiter* next = nullptr;
-    /// Without a callback: the task to resume (null: an OS thread blocked on `signaled`).
-    /// With one: never resumed here; the callback may keep the task it belongs to in it.
-    task* waiting_task = nullptr;
-    void (*callback)(waiter* self) noexcept = nullptr;  ///< if set: called instead of waking
-    std::atomic<std::uint32_t> signaled{0};
-
-    /// Wakes the waiter. The waiter may be gone as soon as this returns.
-    void notify() noexcept {
-        if (callback != nullptr) {
-            callback(this);
-        } else if (task* t = waiting_task) {
-            resume(t);
-        } else {
-            // release: publishes whatever the notifier did to the thread that acquires it.
-            signaled.store(1, std::memory_order_release);
-            signaled.notify_one();
-        }
-    }
-};
-
-/// Blocks the caller until notified: suspends the current task, or blocks the calling
-/// OS thread. `enlist(waiter&)` registers the waiter and returns false if the
-/// condition already holds (then nobody will notify it and the caller continues).
-template <class Enlist>
-void wait_until_notified(Enlist&& enlist, const wait_reason& why = {}) {
-    waiter w;
-    if (task* self = current_task()) {
-        w.waiting_task = self;
-        struct args_t {
-            Enlist* enlist;
-            waiter* w;
-        } args{&enlist, &w};
-        suspend(
-            [](task* me, void* p) noexcept {
-                auto* a = static_cast<args_t*>(p);
-                // `a` lives on the suspended stack; once enlisted, a notifier may resume
-                // us at any moment, so nothing here touches `a` after enlist returns true.
-                if (!(*a->enlist)(*a->w)) resume(me);
-            },
-            &args, why);
-    } else if (enlist(w)) {
-        // acquire: pairs with the release in notify().
-        while (w.signaled.load(std::memory_order_acquire) == 0)
-            w.signaled.wait(0, std::memory_order_acquire);
-    }
-}
 
 }  // namespace weft::detail
