@@ -2,7 +2,7 @@
 // Search Benchmark", LCPC 2006), for weft's fine-grained comparisons (seed 002 §2.2, seed
 // 001 §5.11): count the nodes of a tree that exists only implicitly. Shared by
 // bench/uts/{serial,weft,omp,tbb}.cpp: the options, the check and the result line, on top
-// of uts_gen.hpp, the tree generator and the named trees with their node counts (shared
+// of common/uts_gen.hpp, the tree generator and the named trees with their node counts (shared
 // with tools/schedsim; its comment gives the UTS reference definition it follows, with
 // SHA-1 from nettle).
 //
@@ -20,7 +20,7 @@
 #pragma once
 
 #include "common/bench_common.hpp"
-#include "uts/uts_gen.hpp"
+#include "common/uts_gen.hpp"
 
 #include <cstddef>
 #include <cstdint>

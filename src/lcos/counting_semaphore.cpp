@@ -70,7 +70,8 @@ void semaphore_core::hand_out(wake_list& woken) noexcept {
         std::ptrdiff_t c = count_.load(std::memory_order_relaxed);
         do {
             if (c <= 0) return;
-            // acquire: the permit's release() happens before the waiter we give it to.
+            // acquire: the permit's release() happens before the waiter we give it to;
+            // relaxed on failure: a new guess.
         } while (!count_.compare_exchange_weak(c, c - 1, std::memory_order_acquire, std::memory_order_relaxed));
         wait_node* n = queue_.pop_front();
         waiters_.fetch_sub(1);

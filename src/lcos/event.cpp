@@ -33,7 +33,8 @@ void event::set() noexcept {
     // relaxed: a first guess; the compare-exchange decides.
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     while ((s & waiting_bit) == 0)
-        // release: publishes our work to the waiter that consumes the event.
+        // release: publishes our work to the waiter that consumes the event; relaxed on
+        // failure: a new guess.
         if (state_.compare_exchange_weak(s, s | set_bit, std::memory_order_release, std::memory_order_relaxed)) return;
     std::lock_guard g(lock_);
     if (detail::wait_node* n = waiters_.pop_claimed()) {

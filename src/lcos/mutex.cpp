@@ -22,7 +22,7 @@ bool mutex::lock_slow(const detail::steady_time* deadline, detail::wait_kind kin
         // relaxed: a probe; the acquire compare-exchange decides.
         if (state_.load(std::memory_order_relaxed) == unlocked) {
             std::uint32_t expected = unlocked;
-            // acquire: as in lock().
+            // acquire: as in lock(); relaxed on failure: the next round probes again.
             if (state_.compare_exchange_weak(expected, locked, std::memory_order_acquire, std::memory_order_relaxed))
                 return true;
         }
@@ -37,7 +37,7 @@ bool mutex::lock_slow(const detail::steady_time* deadline, detail::wait_kind kin
         std::uint32_t s = state_.load(std::memory_order_acquire);
         for (;;) {
             if (s == unlocked) {
-                // acquire: as in lock().
+                // acquire: as in lock(); relaxed on failure (here and below): `s` is a new guess.
                 if (state_.compare_exchange_weak(s, locked, std::memory_order_acquire, std::memory_order_relaxed))
                     return true;
             } else if (s == locked) {

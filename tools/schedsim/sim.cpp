@@ -1,7 +1,7 @@
 // The simulator (see sim.hpp for the model).
 #include "sim.hpp"
 
-#include "uts/uts_gen.hpp"
+#include "uts_gen.hpp"
 
 #include <weft/config/errors.hpp>
 #include <weft/ext/hierarchy.hpp>

@@ -55,7 +55,7 @@
 //  Workloads (generated on the fly, deterministic)
 //   - fib:N one task per call, leaves n < 2 (2 fib(N+1) - 1 tasks); nqueens:N one task per
 //     legal partial placement, the root the empty board; uts:NAME the UTS trees of
-//     bench/uts/uts_gen.hpp (SHA-1 from nettle, exact node counts);
+//     bench/common/uts_gen.hpp (SHA-1 from nettle, exact node counts);
 //   - sparselu:NB the BOTS SparseLU DAG on NB x NB blocks, sparsity as
 //     bench/sparselu/sparselu.hpp (block (i,j) present iff |i-j| <= 1 or i%3 == 0 and
 //     j%3 == 0), fill-in as BOTS (bmod allocates a missing block). Step kk: a producer

@@ -17,8 +17,10 @@ public:
     /// add() as a release store: what the owner wrote before it is visible to a reader
     /// that sees the new value through get_acquire() (for sequence locks).
     void add_release(std::uint64_t n) noexcept {
+        // relaxed load: only the owner writes v_; release store: as the comment above says.
         v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_release);
     }
+    // acquire: pairs with add_release(), so the owner's writes before it are visible.
     std::uint64_t get_acquire() const noexcept { return v_.load(std::memory_order_acquire); }
 
 private:

@@ -87,20 +87,22 @@ void pinned_blocks(const std::vector<unsigned>& workers, const task_attributes& 
         try {
             weft::post(a, [&run_block, &remaining, j]() noexcept {
                 run_block(j);
-                remaining.fetch_sub(1, std::memory_order_release);  // the block's last touch of the region
+                // release: the block's last touch of the region; publishes its writes to the acquire poll below
+                remaining.fetch_sub(1, std::memory_order_release);
             });
         } catch (...) {
             // Could not spawn (out of memory): run the block here instead.
             run_block(j);
-            remaining.fetch_sub(1, std::memory_order_release);
+            remaining.fetch_sub(1, std::memory_order_release);  // release: publishes the block's writes to the poll below
         }
     }
     if (mine != k) {
         run_block(mine);
-        remaining.fetch_sub(1, std::memory_order_release);
+        remaining.fetch_sub(1, std::memory_order_release);  // release: publishes the block's writes to the poll below
     }
     // The worker runs other tasks between polls (its pinned ones included, so nested
     // fork-join calls cannot deadlock).
+    // acquire: pairs with every block's release decrement: all blocks' writes are visible after.
     for (unsigned spins = 0; remaining.load(std::memory_order_acquire) != 0; ++spins)
         if (spins >= 64) weft::this_task::yield();
     rethrow_collected(errors);

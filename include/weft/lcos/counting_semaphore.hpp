@@ -39,7 +39,8 @@ public:
         // relaxed: a first guess; the compare-exchange decides.
         std::ptrdiff_t c = count_.load(std::memory_order_relaxed);
         while (c > 0)
-            // acquire: the release() that made this permit happens before our return.
+            // acquire: the release() that made this permit happens before our return;
+            // relaxed on failure: a new guess.
             if (count_.compare_exchange_weak(c, c - 1, std::memory_order_acquire, std::memory_order_relaxed))
                 return true;
         return false;

@@ -67,7 +67,7 @@ public:
     /// @return true if the caller now holds it (false if the caller holds it already).
     bool try_lock() noexcept {
         std::uint32_t expected = unlocked;
-        // acquire: as in lock().
+        // acquire: as in lock(); relaxed on failure: we return false and read nothing.
         if (!state_.compare_exchange_strong(expected, locked, std::memory_order_acquire, std::memory_order_relaxed))
             return false;
         adopt();
@@ -110,7 +110,8 @@ private:
     /// locks through here).
     void lock_as(detail::wait_kind kind, const void* object) {
         std::uint32_t expected = unlocked;
-        // acquire: the previous owner's critical section happens before ours.
+        // acquire: the previous owner's critical section happens before ours; relaxed on
+        // failure: lock_slow() reads the state again itself.
         if (!state_.compare_exchange_strong(expected, locked, std::memory_order_acquire, std::memory_order_relaxed))
             (void)lock_slow(nullptr, kind, object);
         adopt();
@@ -139,7 +140,8 @@ private:
         owner_.store(nullptr, std::memory_order_relaxed);
         holder_.store(0, std::memory_order_relaxed);
         std::uint32_t expected = locked;
-        // release: publishes our critical section to the next owner.
+        // release: publishes our critical section to the next owner; relaxed on failure:
+        // unlock_contended() reads the state again under lock_.
         if (!state_.compare_exchange_strong(expected, unlocked, std::memory_order_release, std::memory_order_relaxed))
             unlock_contended();
     }

@@ -185,6 +185,7 @@ void run_chunks(const Policy& policy, std::size_t n, Body& body, error_sink* err
                     std::atomic<std::size_t> next{done};
                     ex::bulk_sync_execute(exec, [&](std::size_t) {
                         for (;;) {
+                            // relaxed: deals out an index
                             const std::size_t b = next.fetch_add(size, std::memory_order_relaxed);
                             if (b >= n) return;
                             chunk(b, std::min(b + size, n));
@@ -201,9 +202,9 @@ void run_chunks(const Policy& policy, std::size_t n, Body& body, error_sink* err
                             if (b >= n) return;
                             const std::size_t take = std::max(size, (n - b) / (2 * agents));
                             const std::size_t e = std::min(b + take, n);
-                            if (next.compare_exchange_weak(b, e, std::memory_order_relaxed)) {
+                            if (next.compare_exchange_weak(b, e, std::memory_order_relaxed)) {  // relaxed: claims [b, e) only
                                 chunk(b, e);
-                                b = next.load(std::memory_order_relaxed);
+                                b = next.load(std::memory_order_relaxed);  // relaxed: the next index only
                             }
                         }
                     }, agents);
@@ -320,15 +321,16 @@ std::size_t find_first(const Policy& p, std::size_t n, Scan&& scan, const char* 
     // publishes every chunk's store.
     std::atomic<std::size_t> best{n};
     run_loop(p, n, [&](std::size_t b, std::size_t e) {
-        const std::size_t limit = std::min(e, best.load(std::memory_order_relaxed));
+        const std::size_t limit = std::min(e, best.load(std::memory_order_relaxed));  // relaxed: a stale hint scans more
         if (b >= limit) return;
         const std::size_t hit = scan(b, limit);
         if (hit >= limit) return;
-        std::size_t cur = best.load(std::memory_order_relaxed);
+        std::size_t cur = best.load(std::memory_order_relaxed);  // relaxed: the CAS below re-reads it
+        // relaxed: lowers the hint; the loop's join publishes the final value
         while (hit < cur && !best.compare_exchange_weak(cur, hit, std::memory_order_relaxed)) {
         }
     }, algorithm);
-    return best.load(std::memory_order_relaxed);
+    return best.load(std::memory_order_relaxed);  // relaxed: after run_loop's join, which orders every store
 }
 
 }  // namespace weft::detail::algo

@@ -87,8 +87,8 @@ std::size_t partition_blocks(const P& p, S first, std::size_t n, std::size_t age
     // out blocks; the elements are published to the caller by the loop's join.
     std::atomic<std::size_t> claimed{0}, left{0}, right{0};
     const auto take = [&](std::atomic<std::size_t>& side, std::size_t& index) {
-        if (claimed.fetch_add(1, std::memory_order_relaxed) >= blocks) return false;
-        index = side.fetch_add(1, std::memory_order_relaxed);
+        if (claimed.fetch_add(1, std::memory_order_relaxed) >= blocks) return false;  // relaxed: a ticket only
+        index = side.fetch_add(1, std::memory_order_relaxed);  // relaxed: deals out a block
         return true;
     };
     const auto left_block = [&](std::size_t i) { return advanced(first, i * k); };
@@ -166,8 +166,9 @@ std::size_t partition_blocks(const P& p, S first, std::size_t n, std::size_t age
 
     // Every block taken but the open ones is all in place. Swap the open blocks of each
     // side to that side's inner end; between the two lies everything not yet in place.
+    // relaxed: read after the loop's join, which orders every increment before it.
     const std::size_t lt = left.load(std::memory_order_relaxed);
-    const std::size_t rt = right.load(std::memory_order_relaxed);
+    const std::size_t rt = right.load(std::memory_order_relaxed);  // relaxed: likewise
     const auto gather = [k](std::vector<std::size_t>& open, std::size_t taken, auto block) {
         std::sort(open.begin(), open.end());
         const std::size_t inner = taken - open.size();  // the first inner slot

@@ -1,5 +1,6 @@
-// Compiles every lcos header, and instantiates its templates, under weft's full warning
-// set: the tests relax conversion warnings, but users' code may not.
+// Compile-only check (tests/unit/lcos/CMakeLists.txt: lcos_header_check, never run):
+// every lcos header, its templates instantiated, under weft's full warning set; the
+// tests relax conversion warnings, but users' code may not.
 #include <weft/lcos/lcos.hpp>
 
 #include <chrono>
