@@ -52,14 +52,8 @@ public:
     ~task_group() {
         // relaxed: after wait() or with no children, nobody else writes errors_.
         if (children_.spawned == 0 && errors_.head.load(std::memory_order_relaxed) == nullptr) return;
-        try {
-            wait();
-        } catch (...) {
-            if (std::uncaught_exceptions() == 0) detail::terminate_on_unhandled_exception(nullptr);
-            // Already unwinding from another exception: a second one cannot propagate.
-            detail::report_discarded_exception("a weft::task_group was destroyed during stack unwinding "
-                                               "while a child's exception was pending");
-        }
+        detail::wait_in_destructor([this] { wait(); }, "a weft::task_group was destroyed during stack unwinding "
+                                                       "while a child's exception was pending");
     }
 
     /// Spawns `f()` as a child task. Under the `hierarchical` policy, when the calling

@@ -101,14 +101,8 @@ public:
 
     ~task_queue() {
         if (root_.idle_without_errors()) return;
-        try {
-            root_.wait();
-        } catch (...) {
-            if (std::uncaught_exceptions() == 0) detail::terminate_on_unhandled_exception(nullptr);
-            // Already unwinding from another exception: a second one cannot propagate.
-            detail::report_discarded_exception("a weft::task_queue was destroyed during stack unwinding "
-                                               "while a task's exception was pending");
-        }
+        detail::wait_in_destructor([this] { root_.wait(); }, "a weft::task_queue was destroyed during stack unwinding "
+                                                             "while a task's exception was pending");
     }
 
     /// Spawns `f(args...)` as a child of the calling frame (see the class comment).

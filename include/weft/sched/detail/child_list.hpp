@@ -111,4 +111,18 @@ struct child_errors {
     std::atomic<node*> head{nullptr};
 };
 
+/// For an owner's destructor: runs `wait()`. If that rethrows a child's exception, it
+/// terminates with a message naming the exception, or, when the destructor runs during
+/// stack unwinding, prints `discarded` and the exception.
+template <class Wait>
+void wait_in_destructor(Wait&& wait, const char* discarded) noexcept {
+    try {
+        wait();
+    } catch (...) {
+        if (std::uncaught_exceptions() == 0) terminate_on_unhandled_exception(nullptr);
+        // Already unwinding from another exception: a second one cannot propagate.
+        report_discarded_exception(discarded);
+    }
+}
+
 }  // namespace weft::detail
