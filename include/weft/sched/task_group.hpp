@@ -2,6 +2,7 @@
 #pragma once
 
 #include <weft/config/errors.hpp>
+#include <weft/sched/detail/child_list.hpp>
 #include <weft/sched/detail/task_block.hpp>
 
 #include <atomic>
@@ -50,15 +51,9 @@ public:
 
     ~task_group() {
         // relaxed: after wait() or with no children, nobody else writes errors_.
-        if (spawned_ == 0 && errors_.load(std::memory_order_relaxed) == nullptr) return;
-        try {
-            wait();
-        } catch (...) {
-            if (std::uncaught_exceptions() == 0) detail::terminate_on_unhandled_exception(nullptr);
-            // Already unwinding from another exception: a second one cannot propagate.
-            detail::report_discarded_exception("a weft::task_group was destroyed during stack unwinding "
-                                               "while a child's exception was pending");
-        }
+        if (children_.spawned == 0 && errors_.head.load(std::memory_order_relaxed) == nullptr) return;
+        detail::wait_in_destructor([this] { wait(); }, "a weft::task_group was destroyed during stack unwinding "
+                                                       "while a child's exception was pending");
     }
 
     /// Spawns `f()` as a child task. Under the `hierarchical` policy, when the calling
@@ -81,14 +76,8 @@ public:
         detail::apply_attributes(*b, attributes);
         // A bounded queue that is full may run the child right here (work-first).
         b->flags = static_cast<std::uint8_t>(b->flags | detail::task_flag_work_first);
-        b->prev = last_;
-        const bool ran = detail::spawn_block_ran_at_once(w, b);
-        ++spawned_;
-        if (ran) {  // it reported to us already: nothing to wait for
-            detail::free_task_block(w, b, sizeof(block));
-            return;
-        }
-        last_ = b;
+        b->prev = children_.last;
+        children_.spawn(w, b, sizeof(block));
     }
 
     /// Waits for every child spawned so far, running untaken ones inline; then the
@@ -97,23 +86,9 @@ public:
         // 1. Run our untaken children inline, newest first, while each is still the
         //    newest task in this worker's queue.
         std::uint64_t done_inline = 0;
-        detail::worker_hot* w = detail::current_worker_hot();
-        while (child_base* c = last_) {
-            child_base* prev = c->prev;
-            if (detail::try_take_back_fast(w, c)) {
-                c->flags = static_cast<std::uint8_t>(c->flags | detail::task_flag_inline);
-                w = detail::execute_taken(w, c);
-            } else if (detail::try_run_inline(c, detail::task_flag_inline)) {
-                // The child may have suspended us: we may be on another worker now.
-                w = detail::current_worker_hot();
-            } else {
-                break;
-            }
-            ++done_inline;
-            last_ = prev;
-        }
+        children_.run_untaken(detail::current_worker_hot(), [&](detail::worker_hot*, child_base*) { ++done_inline; });
         // 2. The rest run elsewhere; each one decrements pending_ when it finishes.
-        const auto remote = static_cast<std::int64_t>(spawned_ - done_inline);
+        const auto remote = static_cast<std::int64_t>(children_.spawned - done_inline);
         if (remote != 0) {
             // acq_rel: acquire the finished children's writes; release nothing but order.
             if (pending_.fetch_add(remote, std::memory_order_acq_rel) + remote != 0) {
@@ -127,16 +102,11 @@ public:
             // acquire: the last child's writes happen before its exchange in child_done().
             (void)waiter_.load(std::memory_order_acquire);
             waiter_.store(0, std::memory_order_relaxed);  // relaxed: no child touches it any more
-            // Remote children keep their blocks until here, so no address in our list can
-            // have been reused for another task while we compared it with the queue.
-            for (child_base* c = last_; c != nullptr;) {
-                child_base* prev = c->prev;
-                detail::free_task_block(c, c->block_size);
-                c = prev;
-            }
+            children_.free_finished();
         }
-        last_ = nullptr;
-        spawned_ = 0;
+        // With no remote child, the list is empty already: every listed child is counted in
+        // spawned and not in done_inline.
+        children_.spawned = 0;
         rethrow_errors();
     }
 
@@ -165,7 +135,7 @@ private:
             try {
                 c->fn();
             } catch (...) {
-                g->capture(std::current_exception());
+                g->errors_.capture(std::current_exception());
             }
             if (run_inline) {
                 detail::destroy_block(c);
@@ -175,26 +145,6 @@ private:
             }
         }
     };
-
-    struct error_node {
-        std::exception_ptr error;
-        error_node* next;
-    };
-
-    void capture(std::exception_ptr e) noexcept {
-        error_node* n = nullptr;
-        try {
-            n = new error_node{std::move(e), nullptr};
-        } catch (...) {
-            // Out of memory while recording an error: nothing sane is left to do.
-            detail::terminate_on_unhandled_exception(nullptr);
-        }
-        // relaxed: the CAS below re-reads it.
-        n->next = errors_.load(std::memory_order_relaxed);
-        // release: publishes the node to the owner, which acquires the list in wait().
-        while (!errors_.compare_exchange_weak(n->next, n, std::memory_order_release, std::memory_order_relaxed)) {
-        }
-    }
 
     void child_done() noexcept {
         // acq_rel: releases this child's writes to the owner, which acquires them.
@@ -208,25 +158,20 @@ private:
     void rethrow_errors() {
         // acquire: pairs with the release in capture(). Every child has finished, so no
         // one writes errors_ concurrently: a plain load and store replace an exchange.
-        error_node* list = errors_.load(std::memory_order_acquire);
+        detail::child_errors::node* list = errors_.head.load(std::memory_order_acquire);
         if (list == nullptr) return;
-        errors_.store(nullptr, std::memory_order_relaxed);
-        std::vector<std::exception_ptr> errors;
-        while (list != nullptr) {  // newest first: restore completion order
-            errors.insert(errors.begin(), std::move(list->error));
-            delete std::exchange(list, list->next);
-        }
+        errors_.head.store(nullptr, std::memory_order_relaxed);
+        std::vector<std::exception_ptr> errors = detail::child_errors::in_completion_order(list);
         if (errors.size() == 1) std::rethrow_exception(errors.front());
         throw exception_list(std::move(errors));
     }
 
     // Owner only.
-    child_base* last_ = nullptr;
-    std::uint64_t spawned_ = 0;
+    detail::child_list<child_base> children_;
     // Shared with children that run elsewhere.
     std::atomic<std::int64_t> pending_{0};
     std::atomic<std::uintptr_t> waiter_{0};  ///< 0 none, 1 all done, else a detail::waiter*
-    std::atomic<error_node*> errors_{nullptr};
+    detail::child_errors errors_;
 };
 
 }  // namespace weft

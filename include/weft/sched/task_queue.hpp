@@ -3,6 +3,7 @@
 
 #include <weft/concurrency/spinlock.hpp>
 #include <weft/config/errors.hpp>
+#include <weft/sched/detail/child_list.hpp>
 #include <weft/sched/detail/task_block.hpp>
 
 #include <atomic>
@@ -100,14 +101,8 @@ public:
 
     ~task_queue() {
         if (root_.idle_without_errors()) return;
-        try {
-            root_.wait();
-        } catch (...) {
-            if (std::uncaught_exceptions() == 0) detail::terminate_on_unhandled_exception(nullptr);
-            // Already unwinding from another exception: a second one cannot propagate.
-            detail::report_discarded_exception("a weft::task_queue was destroyed during stack unwinding "
-                                               "while a task's exception was pending");
-        }
+        detail::wait_in_destructor([this] { root_.wait(); }, "a weft::task_queue was destroyed during stack unwinding "
+                                                             "while a task's exception was pending");
     }
 
     /// Spawns `f(args...)` as a child of the calling frame (see the class comment).
@@ -145,22 +140,17 @@ public:
 private:
     struct qtask_base;
 
-    struct error_node {
-        std::exception_ptr error;
-        error_node* next;
-    };
-
     /// The children of one task (or the queue's root): counts, the waiting owner, the
     /// tasks held back by a fence, and the children's exceptions.
     ///
     /// Counting. `alive_` counts spawned children not finished (deferred ones are not
     /// spawned yet). A task's frame starts in the fast mode of task_group: put() counts in
-    /// `spawned_`, owner-only, each child that finishes elsewhere decrements `alive_`
-    /// (one that wait() ran inline is taken off `spawned_` instead), so `alive_` stays
-    /// <= 0 and no child sees it cross zero; wait() (or the first fence()) adds
-    /// `spawned_`, and then the child that brings it to zero is the last. After a fence
-    /// the frame counts eagerly (puts add to `alive_` under `lock_`) until its next wait;
-    /// the root frame, shared by many threads, always does.
+    /// `children_.spawned`, owner-only, each child that finishes elsewhere decrements
+    /// `alive_` (one that wait() ran inline is taken off `children_.spawned` instead), so
+    /// `alive_` stays <= 0 and no child sees it cross zero; wait() (or the first fence())
+    /// adds `children_.spawned`, and then the child that brings it to zero is the last.
+    /// After a fence the frame counts eagerly (puts add to `alive_` under `lock_`) until
+    /// its next wait; the root frame, shared by many threads, always does.
     ///
     /// Zero crossings. The child whose decrement brings `alive_` to zero calls
     /// on_zero(): under `lock_`, if no put came in meanwhile, it spawns the next epoch
@@ -174,18 +164,9 @@ private:
         task_queue* queue() const noexcept { return queue_; }
 
         void put(detail::worker_hot* w, qtask_base* b) {
-            b->prev = last_;  // read by our wait() only; unused on the root frame
+            b->prev = children_.last;  // read by our wait() only; unused on the root frame
             if (!root_ && !fence_mode_) {
-                // On failure b is destroyed and nothing counted.
-                const bool ran = detail::spawn_block_ran_at_once(w, b);
-                ++spawned_;
-                if (ran) {
-                    // It finished inside the spawn (work-first) and counted itself down:
-                    // wait() has nothing to take back.
-                    detail::free_task_block(w, b, b->block_size);
-                    return;
-                }
-                last_ = b;
+                children_.spawn(w, b, b->block_size);
                 return;
             }
             bool spawn_now = true;
@@ -215,14 +196,14 @@ private:
                     throw;
                 }
             }
-            if (!root_) last_ = b;
+            if (!root_) children_.last = b;
         }
 
         void fence() {
             if (!root_ && !fence_mode_) {
-                if (spawned_ == 0) return;  // nothing outstanding since the last wait
-                quiet_ = false;             // owner-only until the count can reach zero
-                const auto n = static_cast<std::int64_t>(std::exchange(spawned_, 0));
+                if (children_.spawned == 0) return;  // nothing outstanding since the last wait
+                quiet_ = false;                      // owner-only until the count can reach zero
+                const auto n = static_cast<std::int64_t>(std::exchange(children_.spawned, 0));
                 // acq_rel: acquires the finished children's writes; from here a child may
                 // see the count cross zero.
                 if (alive_.fetch_add(n, std::memory_order_acq_rel) + n == 0) {
@@ -246,27 +227,16 @@ private:
             if (!fence_mode_) {
                 // 1. Run our untaken children inline, newest first, while each is still the
                 //    newest task in this worker's queue (as task_group::wait does).
-                if (last_ != nullptr && w == nullptr) w = detail::current_worker_hot();
-                while (qtask_base* c = last_) {
-                    qtask_base* prev = c->prev;
-                    if (detail::try_take_back_fast(w, c)) {
-                        c->flags = static_cast<std::uint8_t>(c->flags | detail::task_flag_inline);
-                        w = detail::execute_taken(w, c);
-                    } else if (detail::try_run_inline(c, detail::task_flag_inline)) {
-                        // The child may have suspended us: we may be on another worker now.
-                        w = detail::current_worker_hot();
-                    } else {
-                        break;
-                    }
-                    // It did not count itself down (see run_task): it was one of spawned_.
-                    --spawned_;
-                    detail::free_task_block(w, c, c->block_size);
-                    last_ = prev;
-                }
+                if (children_.last != nullptr && w == nullptr) w = detail::current_worker_hot();
+                children_.run_untaken(w, [this](detail::worker_hot* now, qtask_base* c) {
+                    // It did not count itself down (see run_task): it was one of spawned.
+                    --children_.spawned;
+                    detail::free_task_block(now, c, c->block_size);
+                });
                 // 2. The rest run elsewhere.
-                if (spawned_ != 0) {
+                if (children_.spawned != 0) {
                     quiet_ = false;  // owner-only until the count can reach zero
-                    const auto n = static_cast<std::int64_t>(std::exchange(spawned_, 0));
+                    const auto n = static_cast<std::int64_t>(std::exchange(children_.spawned, 0));
                     // acq_rel: acquires the finished children's writes.
                     if (alive_.fetch_add(n, std::memory_order_acq_rel) + n == 0) quiet_ = true;
                     else wait_quiet();
@@ -275,13 +245,7 @@ private:
                 wait_quiet();
                 fence_mode_ = false;
             }
-            // Children that ran elsewhere keep their blocks until here, so no address in our
-            // list can have been reused for another task while we compared it with a queue.
-            for (qtask_base* c = std::exchange(last_, nullptr); c != nullptr;) {
-                qtask_base* prev = c->prev;
-                detail::free_task_block(c, c->block_size);
-                c = prev;
-            }
+            children_.free_finished();
             rethrow_errors();
         }
 
@@ -296,20 +260,7 @@ private:
             if (free_self) detail::free_task_block(b, size);
         }
 
-        void capture(std::exception_ptr e) noexcept {
-            error_node* n = nullptr;
-            try {
-                n = new error_node{std::move(e), nullptr};
-            } catch (...) {
-                // Out of memory while recording an error: nothing sane is left to do.
-                detail::terminate_on_unhandled_exception(nullptr);
-            }
-            // relaxed: the CAS below re-reads it.
-            n->next = errors_.load(std::memory_order_relaxed);
-            // release: publishes the node to the waiter, which acquires the list.
-            while (!errors_.compare_exchange_weak(n->next, n, std::memory_order_release, std::memory_order_relaxed)) {
-            }
-        }
+        void capture(std::exception_ptr e) noexcept { errors_.capture(std::move(e)); }
 
         bool idle() const noexcept {
             std::lock_guard g(lock_);
@@ -319,7 +270,7 @@ private:
         bool idle_without_errors() const noexcept {
             std::lock_guard g(lock_);
             // relaxed: with the frame quiet, no child writes errors_ any more.
-            return quiet_ && errors_.load(std::memory_order_relaxed) == nullptr;
+            return quiet_ && errors_.head.load(std::memory_order_relaxed) == nullptr;
         }
 
     private:
@@ -386,16 +337,12 @@ private:
 
         void rethrow_errors() {
             // relaxed: a probe that spares the common case an RMW; the exchange decides.
-            if (errors_.load(std::memory_order_relaxed) == nullptr) return;
+            if (errors_.head.load(std::memory_order_relaxed) == nullptr) return;
             // acquire: pairs with the release in capture(). exchange: on the root frame,
             // tasks put concurrently by other threads may be capturing now.
-            error_node* list = errors_.exchange(nullptr, std::memory_order_acquire);
+            detail::child_errors::node* list = errors_.head.exchange(nullptr, std::memory_order_acquire);
             if (list == nullptr) return;
-            std::vector<std::exception_ptr> errors;
-            while (list != nullptr) {  // newest first: restore completion order
-                errors.insert(errors.begin(), std::move(list->error));
-                delete std::exchange(list, list->next);
-            }
+            std::vector<std::exception_ptr> errors = detail::child_errors::in_completion_order(list);
             if (errors.size() == 1) std::rethrow_exception(errors.front());
             const std::size_t count = errors.size();
             throw exception_list(std::move(errors),
@@ -404,8 +351,9 @@ private:
 
         task_queue* const queue_;
         // Owner only (a task's frame; the root frame keeps no list and counts eagerly).
-        qtask_base* last_ = nullptr;  ///< children put since the last wait, newest first
-        std::uint64_t spawned_ = 0;   ///< fast-mode puts not yet added to alive_
+        /// Children put since the last wait, newest first; `spawned`: fast-mode puts not yet
+        /// added to alive_.
+        detail::child_list<qtask_base> children_;
         const bool root_;
         bool fence_mode_ = false;  ///< a fence came since the last wait: count eagerly
         // Under lock_ (quiet_ also by the owner while no child can cross zero).
@@ -417,7 +365,7 @@ private:
         detail::waiter* waiters_ = nullptr;
         // Shared with children that run elsewhere.
         std::atomic<std::int64_t> alive_{0};
-        std::atomic<error_node*> errors_{nullptr};
+        detail::child_errors errors_;
     };
 
     /// The part of a task block that does not depend on the callable: the frame sits at
