@@ -17,6 +17,13 @@
 
 namespace weft {
 
+namespace detail {
+/// The task is a weft::task_queue task: its block holds, right after this header, the
+/// frame that its own puts and waits use (task_queue::calling_frame reads it from
+/// current_task()). task_queue's bit of task::flags (threads/task.hpp).
+inline constexpr std::uint8_t task_flag_queue_frame = task_flag_upper_layer;
+}  // namespace detail
+
 /// A task queue in the sense of HotSLAW's task library: tasks put on it form a tree, each
 /// task waits for the tasks it put, and `fence()` orders a frame's tasks in epochs.
 ///

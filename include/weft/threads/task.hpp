@@ -92,10 +92,6 @@ inline constexpr std::uint8_t task_flag_yielded = 1u << 0;
 inline constexpr std::uint8_t task_flag_own_stack = 1u << 4;
 /// The bit a layer above the scheduler may use for its own tasks (task_queue does).
 inline constexpr std::uint8_t task_flag_upper_layer = 1u << 7;
-/// The task is a weft::task_queue task: its block holds, right after this header, the
-/// frame that its own puts and waits use (task_queue::calling_frame reads it from
-/// current_task()).
-inline constexpr std::uint8_t task_flag_queue_frame = task_flag_upper_layer;
 
 inline bool task::is_yield() const noexcept { return (flags & task_flag_yielded) != 0; }
 

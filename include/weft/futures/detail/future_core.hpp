@@ -68,8 +68,7 @@ inline thread_local unsigned plain_thread_inline_depth = 0;
 template <class F>
 bool run_inline_if_room(F& f) {
     if (worker_hot* w = current_worker_hot()) {
-        const char probe = 0;
-        if (w->current_ctx == nullptr || &probe < w->inline_floor) return false;
+        if (w->current_ctx == nullptr || !stack_room_left(w)) return false;
         f();
         return true;
     }
