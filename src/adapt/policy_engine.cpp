@@ -2,8 +2,7 @@
 // history file (see include/weft/adapt/policy.hpp; seed 000 ch.7, digest 000 §1.16-1.17).
 #include <weft/adapt/policy.hpp>
 #include <weft/config/errors.hpp>
-
-#include "sched/scheduler.hpp"
+#include <weft/sched/detail/introspect.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -437,19 +436,19 @@ region::~region() {
 }
 
 void set_active_workers(unsigned n) {
-    weft::detail::scheduler* s = weft::detail::scheduler::active();
+    weft::detail::scheduler* s = weft::detail::active_scheduler();
     if (s == nullptr)
         throw runtime_state_error("weft::adapt::set_active_workers: needs a running runtime");
-    const unsigned before = s->active_workers();
-    s->set_active_workers(n);
-    const unsigned after = s->active_workers();
+    const unsigned before = weft::detail::active_workers(*s);
+    weft::detail::set_active_workers(*s, n);
+    const unsigned after = weft::detail::active_workers(*s);
     if (after != before) write_log("throttle", "active workers " + std::to_string(before) + " -> " + std::to_string(after));
 }
 
 unsigned active_workers() {
-    weft::detail::scheduler* s = weft::detail::scheduler::active();
+    const weft::detail::scheduler* s = weft::detail::active_scheduler();
     if (s == nullptr) throw runtime_state_error("weft::adapt::active_workers: needs a running runtime");
-    return s->active_workers();
+    return weft::detail::active_workers(*s);
 }
 
 void log(std::string_view message) { write_log({}, message); }

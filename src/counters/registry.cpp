@@ -3,10 +3,11 @@
 #include "counters/registry.hpp"
 
 #include "counters/perf_events.hpp"
-#include "sched/scheduler.hpp"
 
 #include <weft/platform/cycle_clock.hpp>
+#include <weft/platform/stack.hpp>
 #include <weft/sched/detail/core.hpp>
+#include <weft/sched/detail/introspect.hpp>
 
 #include <unistd.h>
 
@@ -163,11 +164,12 @@ void open_hardware(const scheduler& s, std::size_t kind) {
     auto& h = hw();
     std::lock_guard lock(h.m);
     const auto kinds = weft::detail::perf_event_kinds();
-    if (h.owner != &s || h.generation != s.generation()) {
+    const auto info = weft::detail::read_info(s);
+    if (h.owner != &s || h.generation != info.generation) {
         h.counters.clear();
         h.tried.clear();
         h.owner = &s;
-        h.generation = s.generation();
+        h.generation = info.generation;
     }
     if (h.counters.size() != kinds.size()) {
         h.counters.resize(kinds.size());
@@ -175,8 +177,8 @@ void open_hardware(const scheduler& s, std::size_t kind) {
     }
     auto& row = h.counters[kind];
     if (!row.empty()) return;
-    for (unsigned w = 0; w < s.num_workers(); ++w) {
-        const int tid = s.worker_at(w).os_thread_id.load(std::memory_order_acquire);  // acquire: see scheduler::start
+    for (unsigned w = 0; w < info.num_workers; ++w) {
+        const int tid = weft::detail::worker_os_thread_id(s, w);
         if (tid != 0) row.emplace_back(tid, kinds[kind]);
         else row.emplace_back();
     }
@@ -364,68 +366,47 @@ reading read_all(const scheduler& s) {
     reading r;
     r.ticks = weft::detail::cycle_clock_now();
     r.when = std::chrono::steady_clock::now();
-    const unsigned n = s.num_workers();
+    // Read in sched, outflows before inflows (see read_sample), then summed here.
+    const weft::detail::scheduler_sample smp = weft::detail::read_sample(s, r.ticks);
+    const std::size_t n = smp.workers.size();
     r.workers.resize(n);
-    // Outflows before inflows (finished before started before spawned...), so that a
-    // task moving between states while we read is never counted as missing.
-    double finished = 0, suspends = 0, resumed_runs = 0, started = 0, resumes = 0, spawned = 0, cached = 0;
-    for (unsigned i = 0; i < n; ++i) {
-        const auto& w = s.worker_at(i);
+    double finished = 0, suspends = 0, resumed_runs = 0, started = 0, cached = 0;
+    double resumes = static_cast<double>(smp.external_resumes);
+    double spawned = static_cast<double>(smp.external_spawned);
+    for (std::size_t i = 0; i < n; ++i) {
+        const weft::detail::worker_sample& w = smp.workers[i];
         raw& x = r.workers[i];
-        const auto& st = w.stats;
-        // acquire: an internal task counts itself before its finish is published, so
-        // the internal count read after this covers every finish seen here.
-        const auto fin = static_cast<double>(w.finished.load(std::memory_order_acquire));
+        const auto fin = static_cast<double>(w.finished);
         finished += fin;
-        // relaxed (the rest, unless said): statistics, see owner_counter.
-        suspends += static_cast<double>(st.suspends.get());
-        x.internal_tasks = static_cast<double>(st.internal_tasks.get_acquire());
+        suspends += static_cast<double>(w.suspends);
+        x.internal_tasks = static_cast<double>(w.internal_tasks);
         x.tasks = fin > x.internal_tasks ? fin - x.internal_tasks : 0.0;
-        // The sums plus the part of the phase running now, read as a sequence lock with
-        // open_phase ((start << 1) | internal; see end_phase in src/sched/scheduler.cpp).
-        std::uint64_t open = 0, exec = 0, internal = 0;
-        for (int attempt = 0; attempt < 16; ++attempt) {
-            open = st.open_phase.load(std::memory_order_acquire);
-            exec = st.exec_ticks.get_acquire();
-            internal = st.internal_ticks.get_acquire();
-            // relaxed: ordered after the acquire loads above.
-            if (st.open_phase.load(std::memory_order_relaxed) == open) break;
-        }
-        const std::uint64_t open_start = open >> 1;
-        const double running = open != 0 && r.ticks > open_start ? static_cast<double>(r.ticks - open_start) : 0.0;
-        x.exec_ticks = static_cast<double>(exec) + ((open & 1) == 0 ? running : 0.0);
-        x.internal_ticks = static_cast<double>(internal) + ((open & 1) != 0 ? running : 0.0);
-        x.phases = static_cast<double>(st.phases.get());
-        const std::uint64_t start = st.loop_start.load(std::memory_order_relaxed);
-        const std::uint64_t end = st.loop_end.load(std::memory_order_relaxed);
-        const std::uint64_t upto = end != 0 ? end : r.ticks;
-        x.func_ticks = start != 0 && upto > start ? static_cast<double>(upto - start) : 0.0;
-        x.pending_accesses = static_cast<double>(w.counters.pending_accesses.get());
-        x.pending_misses = static_cast<double>(w.counters.pending_misses.get());
-        x.wait_staged_ticks = static_cast<double>(st.wait_staged_ticks.get());
-        x.wait_staged_samples = static_cast<double>(st.wait_staged_samples.get());
-        x.wait_pending_ticks = static_cast<double>(st.wait_pending_ticks.get());
-        x.wait_pending_samples = static_cast<double>(st.wait_pending_samples.get());
-        x.stolen_to_staged = static_cast<double>(w.counters.stolen_to_staged.get());
-        x.stolen_to_pending = static_cast<double>(w.counters.stolen_to_pending.get());
-        const auto q = const_cast<scheduler&>(s).policy().queue_state_of(i);
-        x.stolen_from_staged = static_cast<double>(q.stolen_from_staged);
-        x.stolen_from_pending = static_cast<double>(q.stolen_from_pending);
-        x.queue_length = static_cast<double>(q.length);
-        cached += static_cast<double>(st.cached_contexts.load(std::memory_order_relaxed));
+        x.exec_ticks = static_cast<double>(w.exec_ticks);
+        x.internal_ticks = static_cast<double>(w.internal_ticks);
+        x.phases = static_cast<double>(w.phases);
+        const std::uint64_t upto = w.loop_end != 0 ? w.loop_end : r.ticks;
+        x.func_ticks = w.loop_start != 0 && upto > w.loop_start ? static_cast<double>(upto - w.loop_start) : 0.0;
+        x.pending_accesses = static_cast<double>(w.pending_accesses);
+        x.pending_misses = static_cast<double>(w.pending_misses);
+        x.wait_staged_ticks = static_cast<double>(w.wait_staged_ticks);
+        x.wait_staged_samples = static_cast<double>(w.wait_staged_samples);
+        x.wait_pending_ticks = static_cast<double>(w.wait_pending_ticks);
+        x.wait_pending_samples = static_cast<double>(w.wait_pending_samples);
+        x.stolen_to_staged = static_cast<double>(w.stolen_to_staged);
+        x.stolen_to_pending = static_cast<double>(w.stolen_to_pending);
+        x.stolen_from_staged = static_cast<double>(w.stolen_from_staged);
+        x.stolen_from_pending = static_cast<double>(w.stolen_from_pending);
+        x.queue_length = static_cast<double>(w.queue_length);
+        cached += static_cast<double>(w.cached_contexts);
+        resumed_runs += static_cast<double>(w.resumed_runs);
+        started += static_cast<double>(w.started);
+        resumes += static_cast<double>(w.resumes);
+        spawned += static_cast<double>(w.spawned);
     }
-    for (unsigned i = 0; i < n; ++i) resumed_runs += static_cast<double>(s.worker_at(i).stats.resumed_runs.get());
-    for (unsigned i = 0; i < n; ++i)
-        started += static_cast<double>(s.worker_at(i).started.load(std::memory_order_relaxed));
-    resumes = static_cast<double>(s.external_resumes());
-    for (unsigned i = 0; i < n; ++i) resumes += static_cast<double>(s.worker_at(i).stats.resumes.get());
-    spawned = static_cast<double>(s.external_spawned());
-    for (unsigned i = 0; i < n; ++i)
-        spawned += static_cast<double>(s.worker_at(i).spawned.load(std::memory_order_relaxed));
 
     raw& t = r.total;
     for (const raw& x : r.workers) t += x;
-    t.queue_length += static_cast<double>(const_cast<scheduler&>(s).policy().shared_queue_length());
+    t.queue_length += static_cast<double>(smp.shared_queue_length);
     const auto nonneg = [](double v) { return v > 0 ? v : 0.0; };
     t.n_all = nonneg(spawned - finished);
     t.n_staged = nonneg(spawned - started);
@@ -433,11 +414,12 @@ reading read_all(const scheduler& s) {
     t.n_pending = nonneg(resumes - resumed_runs);
     t.n_active = nonneg(started + resumed_runs - finished - suspends);
     t.n_terminated = cached;
-    const auto stacks = static_cast<double>(s.contexts_allocated());
+    const auto stacks = static_cast<double>(smp.contexts_allocated);
     t.stacks = stacks;
-    t.stack_bytes = static_cast<double>(s.context_stack_bytes()) + stacks * static_cast<double>(weft::detail::page_size());
+    t.stack_bytes = static_cast<double>(smp.context_stack_bytes) + stacks * static_cast<double>(weft::detail::page_size());
     t.block_bytes = static_cast<double>(weft::detail::task_block_pool_bytes());
-    t.uptime_ticks = r.ticks > s.start_ticks() ? static_cast<double>(r.ticks - s.start_ticks()) : 0.0;
+    const std::uint64_t start_ticks = weft::detail::read_info(s).start_ticks;
+    t.uptime_ticks = r.ticks > start_ticks ? static_cast<double>(r.ticks - start_ticks) : 0.0;
     const auto [resident, virt] = statm_bytes();
     t.resident_bytes = static_cast<double>(resident);
     t.virtual_bytes = static_cast<double>(virt);
@@ -674,7 +656,7 @@ counter_value compute(const entry& e, const reading& now, const reading& base, d
 }
 
 scheduler& running() {
-    scheduler* s = scheduler::active();
+    scheduler* s = weft::detail::active_scheduler();
     if (s == nullptr)
         throw runtime_state_error("weft: counters need a running runtime (start one with weft::run() or a "
                                   "weft::runtime object)");
@@ -709,7 +691,7 @@ const std::vector<std::string>& counter_set::names() const noexcept {
 namespace {
 weft::detail::scheduler& owner_of(counter_set::impl& i) {
     auto& s = detail::running();
-    if (&s != i.owner || s.generation() != i.generation)
+    if (&s != i.owner || weft::detail::read_info(s).generation != i.generation)
         throw runtime_state_error("weft: this counter_set was made for a runtime that has stopped; query again");
     return s;
 }
@@ -721,11 +703,12 @@ std::vector<counter_value> counter_set::evaluate(bool reset) {
     detail::reading now = detail::read_all(s);
     detail::read_hardware_into(impl_->entries, now);
     const double ns = weft::detail::cycle_clock_ns_per_tick();
-    const bool timing = s.config().timing || s.config().tracing;
+    const auto info = weft::detail::read_info(s);
+    const bool timing = info.timing || info.tracing;
     std::vector<counter_value> out;
     out.reserve(impl_->entries.size());
     for (const auto& e : impl_->entries)
-        out.push_back(detail::compute(e, now, impl_->base, ns, s.num_workers(), timing));
+        out.push_back(detail::compute(e, now, impl_->base, ns, info.num_workers, timing));
     if (reset) impl_->base = std::move(now);
     return out;
 }
@@ -749,9 +732,10 @@ counter_set query(const std::vector<std::string>& patterns) {
     counter_set set;
     set.impl_ = std::make_unique<counter_set::impl>();
     set.impl_->owner = &s;
-    set.impl_->generation = s.generation();
+    const auto info = weft::detail::read_info(s);
+    set.impl_->generation = info.generation;
     for (const auto& p : patterns)
-        for (auto& e : detail::resolve(p, s.num_workers())) {
+        for (auto& e : detail::resolve(p, info.num_workers)) {
             if (std::find(set.impl_->names.begin(), set.impl_->names.end(), e.name) != set.impl_->names.end()) continue;
             detail::open_entry(s, e);
             set.impl_->names.push_back(e.name);
@@ -762,8 +746,8 @@ counter_set query(const std::vector<std::string>& patterns) {
 }
 
 std::vector<counter_info> list() {
-    const auto* s = weft::detail::scheduler::active();
-    return detail::all_counters(s != nullptr ? s->num_workers() : 1);
+    const auto* s = weft::detail::active_scheduler();
+    return detail::all_counters(s != nullptr ? weft::detail::read_info(*s).num_workers : 1);
 }
 
 void print_list(std::ostream& os) {
@@ -778,8 +762,10 @@ void print_list(std::ostream& os) {
 }
 
 bool timing_enabled() noexcept {
-    const auto* s = weft::detail::scheduler::active();
-    return s != nullptr && (s->config().timing || s->config().tracing);
+    const auto* s = weft::detail::active_scheduler();
+    if (s == nullptr) return false;
+    const auto info = weft::detail::read_info(*s);
+    return info.timing || info.tracing;
 }
 
 scheduler_totals snapshot() {
@@ -791,7 +777,7 @@ scheduler_totals snapshot() {
     t.exec_ns = r.total.exec_ticks * ns;
     t.tasks = r.total.tasks;
     t.phases = r.total.phases;
-    t.cores = s.num_workers();
+    t.cores = weft::detail::read_info(s).num_workers;
     return t;
 }
 
