@@ -126,7 +126,7 @@ scheduler_sample read_sample(const scheduler& s, std::uint64_t now) {
 }
 
 int worker_os_thread_id(const scheduler& s, unsigned w) noexcept {
-    return s.worker_at(w).os_thread_id.load(std::memory_order_acquire);  // acquire: see scheduler::start
+    return s.worker_at(w).os_thread_id.load(std::memory_order_acquire);  // acquire: pairs with the release in worker_main
 }
 
 std::span<const trace_event> worker_trace(const scheduler& s, unsigned w) noexcept { return s.worker_at(w).trace; }

@@ -143,7 +143,7 @@ std::span<const trace_event> worker_trace(const scheduler& s, unsigned w) noexce
 /// Events worker `w` dropped because its timeline was full; read only after stop().
 std::uint64_t worker_trace_dropped(const scheduler& s, unsigned w) noexcept;
 
-/// Throttling: only workers 0..n-1 take tasks (n clamped to [1, workers]). @throws weft::error if the policy cannot throttle
+/// Lets only workers 0..n-1 (n clamped to [1, workers]) take tasks. @throws weft::error if unsupported
 void set_active_workers(scheduler& s, unsigned n);
 /// Workers allowed to take tasks now.
 unsigned active_workers(const scheduler& s) noexcept;
