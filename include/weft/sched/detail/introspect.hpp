@@ -117,7 +117,7 @@ scheduler_info read_info(const scheduler& s) noexcept;
 struct worker_sample {
     std::uint64_t finished = 0, internal_tasks = 0, suspends = 0, phases = 0;
     std::uint64_t exec_ticks = 0, internal_ticks = 0;  ///< with the part of the phase running now
-    std::uint64_t loop_start = 0, loop_end = 0;        ///< ticks; 0: not started, still running
+    std::uint64_t loop_start = 0, loop_end = 0;        ///< ticks; 0: not started / still running
     std::uint64_t pending_accesses = 0, pending_misses = 0;
     std::uint64_t wait_staged_ticks = 0, wait_staged_samples = 0, wait_pending_ticks = 0, wait_pending_samples = 0;
     std::uint64_t stolen_to_staged = 0, stolen_to_pending = 0, stolen_from_staged = 0, stolen_from_pending = 0;
