@@ -44,8 +44,12 @@ function(weft_add_module name)
     target_link_libraries(${target} PUBLIC weft::options ${M_DEPENDS})
     target_include_directories(${target} PUBLIC
       $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
-      PRIVATE ${PROJECT_SOURCE_DIR}/src)
+      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+    # A layer's src/<layer>/ is private to it: another layer's internals do not compile
+    # there; what a layer exports upward is under include/weft/<layer>/.
+    if(EXISTS ${PROJECT_SOURCE_DIR}/src/${name})
+      target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/${name})
+    endif()
     target_compile_options(${target} PRIVATE ${WEFT_WARNING_FLAGS})
     set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON
                                                EXPORT_NAME ${name})

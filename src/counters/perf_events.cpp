@@ -1,5 +1,5 @@
 // Linux perf_event counters for weft's counters layer (see perf_events.hpp).
-#include "counters/perf_events.hpp"
+#include "perf_events.hpp"
 
 #include <linux/perf_event.h>
 #include <sys/syscall.h>

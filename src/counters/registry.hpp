@@ -1,4 +1,5 @@
-// Internals of the counter registry shared by its parts (registry, printing, tracing).
+// Internals of the counter registry shared by its parts (definitions, names, matching,
+// reading, hardware, api) and by the service that prints them and writes the trace.
 #pragma once
 
 #include <weft/counters/counters.hpp>
@@ -7,7 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -59,6 +62,33 @@ struct entry {
     std::vector<entry> operands;  ///< arithmetic only
 };
 
+/// A counter of definitions.cpp. `d` is the change over the interval, `c` the current
+/// reading (for instantaneous counters), `ns` nanoseconds per tick.
+struct definition {
+    std::string_view object;  // "threads", "runtime"
+    std::string_view path;    // after the instance, e.g. "time/average"
+    std::string_view unit;
+    std::string_view help;
+    bool per_worker;          // worker-thread#N instances as well as total
+    bool timed;               // needs --weft:counter-timing
+    bool instantaneous;       // ignores resets
+    double (*fn)(const raw& d, const raw& c, double ns);
+};
+/// Every /threads and /runtime counter (definitions.cpp).
+extern const std::span<const definition> definitions;
+/// The operations OP of /arithmetics/OP@A,B.
+extern const std::span<const std::string_view> arithmetic_ops;
+/// "/OBJECT{locality#0/INSTANCE}/PATH"; worker -1: the total instance.
+std::string instance_name(std::string_view object, int worker, std::string_view path);
+
+/// Whether `s` matches the pattern `p` ('*': any run of characters, '?': one).
+bool glob(std::string_view p, std::string_view s);
+/// Whether `s` holds '*' or '?'.
+bool has_wildcard(std::string_view s);
+/// The (up to) three names of `all` closest to `name` by edit distance, comma-separated.
+std::string closest(std::string_view name, const std::vector<counter_info>& all);
+
+/// Every worker of `s` read now (see weft::detail::read_sample).
 reading read_all(const weft::detail::scheduler& s);
 /// Every counter instance of a run with `workers` workers.
 std::vector<counter_info> all_counters(unsigned workers);
@@ -66,8 +96,6 @@ std::vector<counter_info> all_counters(unsigned workers);
 std::vector<entry> resolve(std::string_view pattern, unsigned workers);
 /// Opens the hardware counters an entry needs (once per runtime).
 void open_entry(const weft::detail::scheduler& s, const entry& e);
-/// Closes the hardware counters of a runtime that stops.
-void forget_hardware(const weft::detail::scheduler* s);
 void read_hardware_into(const std::vector<entry>& entries, reading& r);
 counter_value compute(const entry& e, const reading& now, const reading& base, double ns_per_tick, unsigned workers,
                       bool timing);

@@ -1,11 +1,11 @@
 // The active counters, their printing (text, CSV, JSON; at exit and at intervals) and the
 // trace writer (Chrome Trace Event format, which Perfetto and chrome://tracing load).
-#include "counters/service.hpp"
+#include <weft/counters/detail/service.hpp>
 
-#include "counters/registry.hpp"
-#include "sched/scheduler.hpp"
+#include "registry.hpp"
 
 #include <weft/platform/cycle_clock.hpp>
+#include <weft/sched/detail/introspect.hpp>
 
 #include <chrono>
 #include <condition_variable>
@@ -124,9 +124,9 @@ void service::print_locked(bool reset, std::string_view description) {
     if (!have_active || active.empty() || destination_failed) return;
     const auto values = active.evaluate(reset);
     ++samples;
-    const auto* s = scheduler::active();
+    const auto* s = weft::detail::active_scheduler();
     const double uptime =
-        s != nullptr ? static_cast<double>(weft::detail::cycle_clock_now() - s->start_ticks()) *
+        s != nullptr ? static_cast<double>(weft::detail::cycle_clock_now() - weft::detail::read_info(*s).start_ticks) *
                            weft::detail::cycle_clock_ns_per_tick() * 1e-9
                      : 0.0;
     std::ostream& os = *out;
@@ -349,26 +349,26 @@ void write_trace(const scheduler& sch) noexcept {
         if (!os) failed(errno);
         errno = 0;  // from here on, set only by a failed write (a bad stream writes no more)
         const double ns = weft::detail::cycle_clock_ns_per_tick();
-        const std::uint64_t t0 = sch.start_ticks();
+        const auto info = weft::detail::read_info(sch);
+        const std::uint64_t t0 = info.start_ticks;
         const auto us = [&](std::uint64_t ticks) { return number(static_cast<double>(ticks > t0 ? ticks - t0 : 0) * ns * 1e-3); };
         std::uint64_t dropped = 0;
-        for (unsigned i = 0; i < sch.num_workers(); ++i) dropped += sch.worker_at(i).trace_dropped;
-        os << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"runtime\": \"weft\", \"workers\": " << sch.num_workers()
-           << ", \"scheduler\": " << json_string(sch.policy_name()) << ", \"dropped_events\": " << dropped
+        for (unsigned i = 0; i < info.num_workers; ++i) dropped += weft::detail::worker_trace_dropped(sch, i);
+        os << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"runtime\": \"weft\", \"workers\": " << info.num_workers
+           << ", \"scheduler\": " << json_string(info.policy_name) << ", \"dropped_events\": " << dropped
            << "},\n\"traceEvents\": [\n";
         os << R"({"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "weft locality#0"}})";
-        for (unsigned i = 0; i < sch.num_workers(); ++i)
+        for (unsigned i = 0; i < info.num_workers; ++i)
             os << ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": " << i
                << ", \"args\": {\"name\": \"worker-thread#" << i << "\"}}";
-        for (unsigned i = 0; i < sch.num_workers(); ++i) {
-            const auto& w = sch.worker_at(i);
+        for (unsigned i = 0; i < info.num_workers; ++i) {
             // Balance begins and ends even if the buffer filled up in the middle of a pair.
             std::vector<const weft::detail::trace_event*> open;
             std::uint64_t last = t0;
             const auto head = [&](const char* ph, std::uint64_t ticks) {
                 os << ",\n{\"ph\": \"" << ph << "\", \"pid\": 0, \"tid\": " << i << ", \"ts\": " << us(ticks);
             };
-            for (const auto& e : w.trace) {
+            for (const auto& e : weft::detail::worker_trace(sch, i)) {
                 last = e.ticks;
                 using k = weft::detail::trace_event;
                 switch (e.kind) {
@@ -421,7 +421,7 @@ void write_trace(const scheduler& sch) noexcept {
         }
         if (dropped != 0)
             std::fprintf(stderr, "weft: the trace kept the first %zu events per worker and dropped %llu more\n",
-                         sch.config().trace_limit, static_cast<unsigned long long>(dropped));
+                         info.trace_limit, static_cast<unsigned long long>(dropped));
     } catch (const std::exception& e) {
         s.write_failed_locked("weft: could not write the trace to " + s.cfg.trace_file + ": " + e.what());
     }

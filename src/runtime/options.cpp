@@ -4,8 +4,7 @@
 #include <weft/ext/scheduler_policy.hpp>
 #include <weft/platform/topology.hpp>
 #include <weft/runtime/options.hpp>
-
-#include "sched/scheduler.hpp"
+#include <weft/sched/detail/introspect.hpp>
 
 #include <algorithm>
 #include <charconv>

@@ -5,9 +5,7 @@
 #include <weft/platform/topology.hpp>
 #include <weft/runtime/runtime.hpp>
 
-#include "counters/registry.hpp"
-#include "counters/service.hpp"
-#include "sched/scheduler.hpp"
+#include <weft/counters/detail/service.hpp>
 
 #include <weft/counters/counters.hpp>
 
@@ -100,9 +98,9 @@ void runtime::start() {
                                 {"steal-chunk", cfg_.steal_chunk},
                                 {"queue-bound", std::to_string(cfg_.queue_bound)},
                                 {"queue-public", std::to_string(cfg_.queue_public)}};
-    sched_ = std::make_unique<detail::scheduler>(sc);  // may throw bad_option: a policy's worker bound
-    cfg_.threads = sched_->num_workers();
-    cfg_.stack_size = sched_->stack_size();
+    sched_ = detail::scheduler_handle(sc);  // may throw bad_option: a policy's worker bound
+    cfg_.threads = sched_.num_workers();
+    cfg_.stack_size = sched_.stack_size();
     if (cfg_.print_topology) {
         topo.print(std::cout);
         std::cout << "weft: " << cfg_.threads << " worker(s), scheduler " << cfg_.scheduler << ", binding "
@@ -115,7 +113,7 @@ void runtime::start() {
         std::cout.flush();
     }
     try {
-        sched_->start();  // throws weft::error if a thread cannot start, having stopped the others
+        sched_.start();  // throws weft::error if a thread cannot start, having stopped the others
     } catch (...) {
         counters::detail::forget_hardware(sched_.get());
         sched_.reset();
@@ -136,7 +134,7 @@ void runtime::start() {
     } catch (...) {
         adapt::detail::stop_engine();
         counters::detail::stop_service();
-        sched_->stop();
+        sched_.stop();
         counters::detail::forget_hardware(sched_.get());
         sched_.reset();
         throw;
@@ -144,17 +142,17 @@ void runtime::start() {
 }
 
 void runtime::wait() {
-    if (sched_) sched_->wait_for_quiescence();
+    if (sched_) sched_.wait_for_quiescence();
 }
 
 void runtime::stop() {
     if (!sched_) return;
-    sched_->close_entry();  // threads outside weft can no longer add tasks: the wait below ends
-    sched_->wait_for_quiescence();
+    sched_.close_entry();  // threads outside weft can no longer add tasks: the wait below ends
+    sched_.wait_for_quiescence();
     adapt::detail::stop_engine();  // no policy runs once the counters stop
     counters::detail::stop_service();  // the last print ("at exit") sees the final counts
-    sched_->stop();
-    counters::detail::write_trace(*sched_);
+    sched_.stop();
+    counters::detail::write_trace(*sched_.get());
     counters::detail::forget_hardware(sched_.get());
     sched_.reset();
     // Counters or a trace that could not be written: already on stderr; stopped all the same.
@@ -166,7 +164,7 @@ unsigned runtime::num_workers() const noexcept { return cfg_.threads; }
 std::string_view runtime::scheduler_name() const noexcept { return cfg_.scheduler; }
 
 std::vector<std::uint64_t> runtime::tasks_per_worker() const {
-    return sched_ ? sched_->finished_per_worker() : std::vector<std::uint64_t>{};
+    return sched_ ? sched_.finished_per_worker() : std::vector<std::uint64_t>{};
 }
 
 }  // namespace weft

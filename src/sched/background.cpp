@@ -1,9 +1,9 @@
 // Background work (ext/background_work.hpp): the table the loop polls, and the public
 // entry points, which reach the running scheduler as spawns do (sched/entry.hpp).
-#include "sched/background.hpp"
+#include "background.hpp"
 
-#include "sched/entry.hpp"
-#include "sched/scheduler.hpp"
+#include "entry.hpp"
+#include "scheduler.hpp"
 
 #include <weft/config/errors.hpp>
 

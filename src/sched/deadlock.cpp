@@ -1,7 +1,7 @@
 // The deadlock watchdog (run by the timer thread) and its report: every suspended task,
 // what it waits on, and whether the deadlock is certain (a cycle of tasks, or a mutex
 // whose owner has finished).
-#include "sched/scheduler.hpp"
+#include "scheduler.hpp"
 
 #include <algorithm>
 #include <cstdio>

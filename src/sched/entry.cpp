@@ -1,6 +1,6 @@
 // The entry gate for threads outside the runtime, the active scheduler, and the calling
 // thread's worker (see entry.hpp).
-#include "sched/entry.hpp"
+#include "entry.hpp"
 
 #include <weft/config/errors.hpp>
 

@@ -3,7 +3,7 @@
 // such a thread still uses and a spawn from outside either runs or throws.
 #pragma once
 
-#include "sched/scheduler.hpp"
+#include "scheduler.hpp"
 
 #include <atomic>
 #include <cstdint>

@@ -9,9 +9,9 @@
 // jumps into the task's saved context. The worker's own OS stack is left on start and
 // returned to on shutdown. The switches themselves are the threads layer's
 // (threads/detail/context.hpp).
-#include "sched/entry.hpp"
-#include "sched/phases.hpp"
-#include "sched/scheduler.hpp"
+#include "entry.hpp"
+#include "phases.hpp"
+#include "scheduler.hpp"
 
 #include <weft/config/errors.hpp>
 #include <weft/sched/detail/spawn.hpp>
@@ -304,7 +304,7 @@ std::uint64_t current_holder_id() noexcept {
 }
 
 void count_internal_task_finished() noexcept {
-    // release: published before the loop's `finished` store (see read_all).
+    // release: published before the loop's `finished` store (see read_sample in src/sched/introspect.cpp).
     if (worker* w = current_worker()) w->stats.internal_tasks.add_release(1);
 }
 

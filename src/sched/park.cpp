@@ -1,7 +1,7 @@
 // Idle workers: parking and waking (the store-load fence protocol with
 // after_schedule), throttling (weft::adapt::set_active_workers), and the watchers that
 // wait for the workers to go idle.
-#include "sched/scheduler.hpp"
+#include "scheduler.hpp"
 
 #include <weft/config/errors.hpp>
 

@@ -5,8 +5,9 @@
 // the open-phase sequence lock is here; its reader is read_phase_sums below.
 #pragma once
 
-#include "sched/scheduler.hpp"
+#include "scheduler.hpp"
 
+#include <weft/sched/detail/introspect.hpp>
 #include <weft/sched/detail/task_flags.hpp>
 
 #include <cstdint>
@@ -54,7 +55,7 @@ inline std::uint64_t end_phase(worker* w, bool suspended) noexcept {
     const std::uint64_t now = cycle_clock_now();
     const std::uint64_t spent = now > w->phase_start ? now - w->phase_start : 0;
     // Close the open phase before its time joins the sums: a reader that sees the new
-    // sum (release here, acquire in read_all) then sees open_phase changed and reads
+    // sum (release here, acquire in read_phase_ticks, src/sched/introspect.cpp) then sees open_phase changed and reads
     // again, a sequence lock. Both stores are plain movs on x86.
     w->stats.open_phase.store(0, std::memory_order_relaxed);  // relaxed: published by the release below
     (w->phase_internal ? w->stats.internal_ticks : w->stats.exec_ticks).add_release(spent);
@@ -80,6 +81,25 @@ inline void continue_phase(worker* w, task* next) noexcept {
     }
     w->stats.phases.add();
     w->phase_internal = internal;
+}
+
+// The sums of `st`'s phases plus the part of the phase running at tick `now`. The reader
+// of the sequence lock whose writer is begin_phase/end_phase above (used by read_sample):
+// open_phase is (start << 1) | internal, 0 between phases; end_phase clears it before its
+// time joins a sum (release), begin_phase publishes it (release) after the sums.
+inline void read_phase_ticks(const loop_stats& st, std::uint64_t now, worker_sample& x) noexcept {
+    std::uint64_t open = 0, exec = 0, internal = 0;
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        open = st.open_phase.load(std::memory_order_acquire);  // acquire: pairs with the release in begin_phase
+        exec = st.exec_ticks.get_acquire();  // acquire: pairs with add_release in end_phase
+        internal = st.internal_ticks.get_acquire();  // acquire: as exec
+        // relaxed: ordered after the acquire loads above.
+        if (st.open_phase.load(std::memory_order_relaxed) == open) break;
+    }
+    const std::uint64_t open_start = open >> 1;
+    const std::uint64_t running = open != 0 && now > open_start ? now - open_start : 0;
+    x.exec_ticks = exec + ((open & 1) == 0 ? running : 0);
+    x.internal_ticks = internal + ((open & 1) != 0 ? running : 0);
 }
 
 }  // namespace weft::detail

@@ -1,7 +1,7 @@
 // Quiescence (every task spawned has finished), the wait for it, and the closing of the
 // entry that stop() begins with.
-#include "sched/entry.hpp"
-#include "sched/scheduler.hpp"
+#include "entry.hpp"
+#include "scheduler.hpp"
 
 #include <chrono>
 #include <mutex>

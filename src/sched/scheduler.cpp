@@ -1,6 +1,6 @@
 // The scheduler of one running runtime: its workers and policy, start and stop.
-#include "sched/entry.hpp"
-#include "sched/scheduler.hpp"
+#include "entry.hpp"
+#include "scheduler.hpp"
 
 #include <weft/config/errors.hpp>
 

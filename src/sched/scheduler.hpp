@@ -3,8 +3,8 @@
 // Private to the library; the runtime layer drives it.
 #pragma once
 
-#include "sched/background.hpp"
-#include "sched/policies/local_queues.hpp"
+#include "background.hpp"
+#include "policies/local_queues.hpp"
 
 #include <weft/concurrency/owner_counter.hpp>
 #include <weft/ext/scheduler_policy.hpp>
@@ -12,6 +12,7 @@
 #include <weft/sched/detail/worker_hot.hpp>
 #include <weft/platform/stack.hpp>
 #include <weft/platform/topology.hpp>
+#include <weft/sched/detail/introspect.hpp>
 #include <weft/sched/detail/spawn.hpp>
 #include <weft/sched/detail/suspend.hpp>
 #include <weft/threads/detail/context.hpp>
@@ -29,33 +30,6 @@
 
 namespace weft::detail {
 
-inline constexpr std::size_t default_stack_size = WEFT_HAVE_ASAN || WEFT_HAVE_TSAN ? 512 * 1024 : 128 * 1024;
-
-struct scheduler_config {
-    unsigned threads = 1;
-    std::string policy = "local-priority";
-    bool bind = true;
-    /// The layout workers are placed by; null = topology::machine().
-    std::shared_ptr<const topology> topo;
-    std::size_t stack_size = default_stack_size;
-    /// See runtime_config::deadlock_timeout_ms; zero disables the report.
-    std::chrono::milliseconds deadlock_timeout{1000};
-    /// What follows a deadlock report (runtime_config::on_deadlock).
-    enum class deadlock_action : std::uint8_t {
-        exit_if_certain,  ///< "auto": exit with code 3 when no thread outside weft can help
-        wait,             ///< keep waiting
-        exit,             ///< always exit with code 3
-    };
-    deadlock_action on_deadlock = deadlock_action::exit_if_certain;
-    /// Time task phases and queue waits (the loop reads the cycle clock).
-    bool timing = true;
-    /// Record a timeline per worker (implies reading the clock); events kept per worker.
-    bool tracing = false;
-    std::size_t trace_limit = std::size_t{1} << 21;
-    /// Handed to the policy's configure() (runtime_config's policy options).
-    ext::policy_options policy_options;
-};
-
 /// What the loop counts and times for the /threads counters (seed 000 §5.2, digest §1.14):
 /// written by the owning worker only, read by the counters layer from any thread.
 struct alignas(cache_line_size) loop_stats {
@@ -71,19 +45,9 @@ struct alignas(cache_line_size) loop_stats {
     std::atomic<std::uint64_t> loop_start{0};  ///< tick the loop started (0: not yet)
     std::atomic<std::uint64_t> loop_end{0};    ///< tick the loop ended (0: still running)
     /// Start tick of the application phase running now (0: none), so that a reading
-    /// taken in the middle of a phase counts the part already run (see read_all in
-    /// src/counters/registry.cpp): it and exec_ticks form a sequence lock.
+    /// taken in the middle of a phase counts the part already run (see read_phase_ticks
+    /// in src/sched/introspect.cpp): it and exec_ticks form a sequence lock.
     std::atomic<std::uint64_t> open_phase{0};  ///< (start tick << 1) | internal; 0: none
-};
-
-/// One event of a worker's timeline (--weft:trace).
-struct trace_event {
-    enum kind_t : std::uint8_t { phase_begin, phase_end, idle_begin, idle_end, steal };
-    std::uint64_t ticks;
-    std::uint64_t task_id;
-    const char* name;     ///< the task's name, or null
-    std::uint32_t arg;    ///< phase_end: 1 if it suspended, 0 if it finished; steal: the victim
-    kind_t kind;
 };
 
 class scheduler;
@@ -193,6 +157,7 @@ public:
 
     // Used by the loop's free functions.
     ext::scheduler_policy& policy() noexcept { return *policy_; }
+    const ext::scheduler_policy& policy() const noexcept { return *policy_; }
     void after_schedule(worker* self, ext::placement p) noexcept;
     /// The next task for `w`: its pinned tasks, then the policy's, then pinned tasks
     /// that yielded.

@@ -1,8 +1,8 @@
 // Spawning and resuming: where a task goes (the policy's schedule(), a pinned task's
 // inbox, or at once on the spawner's stack), and the wake-up that follows; the entry
 // points header-only code calls (sched/detail/spawn.hpp and suspend.hpp).
-#include "sched/entry.hpp"
-#include "sched/scheduler.hpp"
+#include "entry.hpp"
+#include "scheduler.hpp"
 
 #include <weft/config/errors.hpp>
 #include <weft/sched/detail/spawn.hpp>

@@ -1,5 +1,5 @@
 // weft::this_task (see include/weft/sched/this_task.hpp).
-#include "sched/scheduler.hpp"
+#include "scheduler.hpp"
 
 #include <weft/sched/detail/suspend.hpp>
 #include <weft/sched/this_task.hpp>

@@ -1,7 +1,7 @@
 // The runtime's timer thread: timers for sleep_for / sleep_until and call_at, and the
 // periodic deadlock check.
-#include "sched/entry.hpp"
-#include "sched/scheduler.hpp"
+#include "entry.hpp"
+#include "scheduler.hpp"
 
 #include <algorithm>
 #include <chrono>

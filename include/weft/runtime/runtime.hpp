@@ -5,18 +5,14 @@
 #include <weft/config/errors.hpp>
 #include <weft/futures/future.hpp>
 #include <weft/runtime/options.hpp>
+#include <weft/sched/detail/introspect.hpp>
 
 #include <cstdint>
-#include <memory>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
 namespace weft {
-
-namespace detail {
-class scheduler;
-}
 
 /// A running weft runtime: its workers exist from construction to stop() (or the
 /// destructor). Only one runtime can run in a process at a time.
@@ -91,7 +87,7 @@ private:
     void start();
 
     runtime_config cfg_;
-    std::unique_ptr<detail::scheduler> sched_;
+    detail::scheduler_handle sched_;
 };
 
 /// Starts a runtime configured from WEFT_* and the --weft:* options of argv, runs

@@ -18,9 +18,9 @@
 // queue full but cannot run at once (resumed tasks, spawns that do not allow work-first,
 // a spawner short of stack): the bound holds, no task is lost, and the overflow refills
 // the queue, where thieves can see it, as it drains.
-#include "sched/policies/hierarchical.hpp"
-#include "sched/policies/local_queues.hpp"
-#include "sched/policies/policies.hpp"
+#include "policies/hierarchical.hpp"
+#include "policies/local_queues.hpp"
+#include "policies/policies.hpp"
 
 #include <weft/concurrency/spinlock.hpp>
 #include <weft/concurrency/split_queue.hpp>

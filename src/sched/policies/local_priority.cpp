@@ -4,8 +4,8 @@
 // one shared low-priority queue that runs only when nothing else is ready. Stealing
 // looks at the own NUMA domain first (staged before pending: a staged task has no
 // stack yet, so it is the cheapest to move), then at the other domains.
-#include "sched/policies/local_queues.hpp"
-#include "sched/policies/policies.hpp"
+#include "policies/local_queues.hpp"
+#include "policies/policies.hpp"
 
 #include <weft/concurrency/spinlock.hpp>
 

@@ -1,5 +1,5 @@
 // The registry of scheduler policies by name (--weft:scheduler=NAME).
-#include "sched/policies/policies.hpp"
+#include "policies/policies.hpp"
 
 #include <mutex>
 #include <utility>

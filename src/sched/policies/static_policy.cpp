@@ -1,8 +1,8 @@
 // `static` and `single`: placement decided at spawn, no stealing. `static` deals new
 // tasks round-robin over the workers (HPX's static scheduler); `single` is the same
 // policy restricted to one worker, so that a run is deterministic (tests, debugging).
-#include "sched/policies/local_queues.hpp"
-#include "sched/policies/policies.hpp"
+#include "policies/local_queues.hpp"
+#include "policies/policies.hpp"
 
 #include <memory>
 

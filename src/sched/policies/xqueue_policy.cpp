@@ -48,8 +48,8 @@
 //   at once; the victim pushes the served task into the ring it owns towards the stealer
 //   (its own inbox if no ring connects them) and wakes it if it sleeps. A victim that is
 //   spawning serves the request with the new task itself (Algorithm 4's enqueue path).
-#include "sched/policies/local_queues.hpp"
-#include "sched/policies/policies.hpp"
+#include "policies/local_queues.hpp"
+#include "policies/policies.hpp"
 
 #include <weft/concurrency/mpsc_inbox.hpp>
 #include <weft/concurrency/owner_deque.hpp>

@@ -1,5 +1,6 @@
 // What the runtime starts and stops in the counters layer: the active (printed) counters,
-// the interval printer and the trace writer.
+// the interval printer, the trace writer and the hardware counters. The one header the
+// counters layer exports to the runtime (its src/counters/ is private).
 #pragma once
 
 #include <weft/counters/counters.hpp>
@@ -39,5 +40,7 @@ void write_trace(const weft::detail::scheduler& s) noexcept;
 /// <reason>" or "weft: could not write the trace to FILE: <reason>"), already printed on
 /// stderr when it happened, and forgets it; empty if none.
 std::string take_write_error();
+/// Closes the hardware counters of a runtime that stops (or failed to start).
+void forget_hardware(const weft::detail::scheduler* s);
 
 }  // namespace weft::counters::detail

@@ -1,0 +1,115 @@
+// The counter definitions: name, unit, help and formula of each /threads and /runtime
+// counter (seed 000 §5.2 and §6.3; digest 000 §2), and how an instance's name is spelt.
+#include "registry.hpp"
+
+#include <string>
+
+namespace weft::counters::detail {
+
+double ratio(double a, double b) noexcept { return b > 0 ? a / b : 0.0; }
+
+namespace {
+
+// Σt_func (func_ticks) covers the whole scheduling loop, idle time included, as HPX's
+// tfunc does (digest 000 §1.14); Σt_exec (exec_ticks) covers application task phases.
+double overhead_ticks(const raw& d) { return d.func_ticks > d.exec_ticks ? d.func_ticks - d.exec_ticks : 0.0; }
+
+const definition definition_table[] = {
+    {"threads", "idle-rate", "%",
+     "Eq.1 of seed 000: (Σt_func - Σt_exec) / Σt_func, the share of the scheduling loop's time not spent in tasks",
+     true, true, false, [](const raw& d, const raw&, double) { return 100.0 * ratio(overhead_ticks(d), d.func_ticks); }},
+    {"threads", "time/average", "ns", "Eq.2: t_d = Σt_exec / n_t, the average time a task spends running", true, true,
+     false, [](const raw& d, const raw&, double ns) { return ratio(d.exec_ticks * ns, d.tasks); }},
+    {"threads", "time/average-overhead", "ns",
+     "Eq.3: t_o = (Σt_func - Σt_exec) / n_t, the scheduling-loop time per task that is not task time", true, true,
+     false, [](const raw& d, const raw&, double ns) { return ratio(overhead_ticks(d) * ns, d.tasks); }},
+    {"threads", "time/cumulative", "ns", "Σt_exec: time spent inside application tasks", true, true, false,
+     [](const raw& d, const raw&, double ns) { return d.exec_ticks * ns; }},
+    {"threads", "time/cumulative-overhead", "ns",
+     "Σt_func - Σt_exec: scheduling-loop time outside application tasks (management and idling)", true, true, false,
+     [](const raw& d, const raw&, double ns) { return overhead_ticks(d) * ns; }},
+    {"threads", "time/overall", "ns", "Σt_func: time spent in the scheduling loop, tasks included", true, true, false,
+     [](const raw& d, const raw&, double ns) { return d.func_ticks * ns; }},
+    {"threads", "count/cumulative", "tasks", "n_t: application tasks finished (runtime-internal ones excluded)", true,
+     false, false, [](const raw& d, const raw&, double) { return d.tasks; }},
+    {"threads", "count/cumulative-phases", "phases",
+     "task phases: each time the loop started or resumed a task (a task run inline by a waiting one is part of "
+     "its phase)",
+     true, false, false, [](const raw& d, const raw&, double) { return d.phases; }},
+    {"threads", "time/average-phase", "ns", "Σt_exec / phases: the average phase duration", true, true, false,
+     [](const raw& d, const raw&, double ns) { return ratio(d.exec_ticks * ns, d.phases); }},
+    {"threads", "time/average-phase-overhead", "ns", "(Σt_func - Σt_exec) / phases: the overhead per phase", true,
+     true, false, [](const raw& d, const raw&, double ns) { return ratio(overhead_ticks(d) * ns, d.phases); }},
+    {"threads", "count/cumulative-internal", "tasks",
+     "runtime-internal helper tasks finished (kept out of n_t and Σt_exec, as seed 000 §5.3 wished)", true, false,
+     false, [](const raw& d, const raw&, double) { return d.internal_tasks; }},
+    {"threads", "time/cumulative-internal", "ns", "time spent in runtime-internal helper tasks", true, true, false,
+     [](const raw& d, const raw&, double ns) { return d.internal_ticks * ns; }},
+    {"threads", "count/pending-accesses", "accesses",
+     "times the worker looked for work in its own queues (HPX: its pending queue)", true, false, false,
+     [](const raw& d, const raw&, double) { return d.pending_accesses; }},
+    {"threads", "count/pending-misses", "misses", "times that look found its own queues empty", true, false, false,
+     [](const raw& d, const raw&, double) { return d.pending_misses; }},
+    {"threads", "wait-time/pending", "ns",
+     "average time a resumed task waited in a queue before the loop ran it again", true, true, false,
+     [](const raw& d, const raw&, double ns) { return ratio(d.wait_pending_ticks * ns, d.wait_pending_samples); }},
+    {"threads", "wait-time/staged", "ns",
+     "average time a new task waited in a queue before the loop started it (one spawn in 64 sampled; tasks "
+     "taken back and run inline by their waiting parent are not counted)",
+     true, true, false,
+     [](const raw& d, const raw&, double ns) { return ratio(d.wait_staged_ticks * ns, d.wait_staged_samples); }},
+    {"threads", "count/stolen-from-pending", "tasks", "resumed tasks other workers stole from this one's queues",
+     true, false, false, [](const raw& d, const raw&, double) { return d.stolen_from_pending; }},
+    {"threads", "count/stolen-from-staged", "tasks", "new tasks other workers stole from this one's queues", true,
+     false, false, [](const raw& d, const raw&, double) { return d.stolen_from_staged; }},
+    {"threads", "count/stolen-to-pending", "tasks", "resumed tasks this worker stole from others", true, false, false,
+     [](const raw& d, const raw&, double) { return d.stolen_to_pending; }},
+    {"threads", "count/stolen-to-staged", "tasks", "new tasks this worker stole from others", true, false, false,
+     [](const raw& d, const raw&, double) { return d.stolen_to_staged; }},
+    {"threads", "queue/length", "tasks", "tasks queued now (the worker's queues; total adds shared queues)", true,
+     false, true, [](const raw&, const raw& c, double) { return c.queue_length; }},
+    {"threads", "count/instantaneous/all", "tasks", "tasks that exist now: spawned and not finished", false, false,
+     true, [](const raw&, const raw& c, double) { return c.n_all; }},
+    {"threads", "count/instantaneous/active", "tasks",
+     "tasks running now (a task waiting for a child it runs inline counts as running)", false, false, true,
+     [](const raw&, const raw& c, double) { return c.n_active; }},
+    {"threads", "count/instantaneous/pending", "tasks", "resumed tasks queued to run again", false, false, true,
+     [](const raw&, const raw& c, double) { return c.n_pending; }},
+    {"threads", "count/instantaneous/suspended", "tasks", "tasks suspended on a future or an LCO", false, false, true,
+     [](const raw&, const raw& c, double) { return c.n_suspended; }},
+    {"threads", "count/instantaneous/staged", "tasks", "new tasks not started yet", false, false, true,
+     [](const raw&, const raw& c, double) { return c.n_staged; }},
+    {"threads", "count/instantaneous/terminated", "tasks",
+     "stacks of terminated tasks kept for reuse (HPX's terminated list; weft frees task descriptors at once)", false,
+     false, true, [](const raw&, const raw& c, double) { return c.n_terminated; }},
+    {"threads", "count/stacks", "stacks", "task stacks mapped now (running, suspended or cached)", false, false, true,
+     [](const raw&, const raw& c, double) { return c.stacks; }},
+    {"threads", "memory/stacks", "bytes", "bytes of task stacks mapped now, guard pages included", false, false, true,
+     [](const raw&, const raw& c, double) { return c.stack_bytes; }},
+    {"threads", "memory/task-blocks", "bytes", "bytes the task-block pool has taken from the system", false, false,
+     true, [](const raw&, const raw& c, double) { return c.block_bytes; }},
+    {"runtime", "uptime", "s", "seconds since the runtime started", false, false, true,
+     [](const raw&, const raw& c, double ns) { return c.uptime_ticks * ns * 1e-9; }},
+    {"runtime", "memory/resident", "bytes", "resident memory of the process (/proc/self/statm)", false, false, true,
+     [](const raw&, const raw& c, double) { return c.resident_bytes; }},
+    {"runtime", "memory/virtual", "bytes", "virtual memory of the process (/proc/self/statm)", false, false, true,
+     [](const raw&, const raw& c, double) { return c.virtual_bytes; }},
+};
+constexpr std::string_view arithmetic_table[] = {"add", "subtract", "multiply", "divide", "per-core"};
+
+}  // namespace
+
+constinit const std::span<const definition> definitions{definition_table};
+constinit const std::span<const std::string_view> arithmetic_ops{arithmetic_table};
+
+std::string instance_name(std::string_view object, int worker, std::string_view path) {
+    std::string s = "/";
+    s += object;
+    s += "{locality#0/";
+    s += worker < 0 ? std::string("total") : "worker-thread#" + std::to_string(worker);
+    s += "}/";
+    s += path;
+    return s;
+}
+
+}  // namespace weft::counters::detail

@@ -1,0 +1,206 @@
+// Counter names: every instance of a run, and parsing a name or pattern (with its
+// /arithmetics/ derivations) into the entries it denotes, with an error that says why not.
+#include "registry.hpp"
+
+#include "perf_events.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace weft::counters::detail {
+namespace {
+
+[[noreturn]] void bad_name(std::string_view name, const std::string& why) {
+    throw bad_counter_name("weft: counter '" + std::string(name) + "': " + why);
+}
+
+// Checks the shape /OBJECT{locality#L/INSTANCE}/COUNTER (or /OBJECT/COUNTER) and returns
+// the name with the instance filled in (total when absent).
+std::string normalize(std::string_view name, unsigned workers) {
+    const std::string expected =
+        "expected /OBJECT{locality#0/INSTANCE}/COUNTER with INSTANCE 'total' or 'worker-thread#N', e.g. "
+        "/threads{locality#0/total}/idle-rate (see --weft:list-counters)";
+    if (name.empty() || name[0] != '/') bad_name(name, "a counter name starts with '/'; " + expected);
+    const std::size_t brace = name.find('{');
+    const std::size_t slash = name.find('/', 1);
+    if (brace == std::string_view::npos || (slash != std::string_view::npos && slash < brace)) {
+        if (slash == std::string_view::npos || slash + 1 >= name.size()) bad_name(name, expected);
+        if (name.find('}') != std::string_view::npos) bad_name(name, "unbalanced braces; " + expected);
+        return std::string(name.substr(0, slash)) + "{locality#0/total}" + std::string(name.substr(slash));
+    }
+    const std::size_t close = name.find('}', brace);
+    if (close == std::string_view::npos) bad_name(name, "'{' without '}'; " + expected);
+    if (brace == 1) bad_name(name, "no object before '{'; " + expected);
+    if (close + 1 >= name.size() || name[close + 1] != '/' || close + 2 >= name.size())
+        bad_name(name, "no counter after '}'; " + expected);
+    const std::string_view inside = name.substr(brace + 1, close - brace - 1);
+    const std::size_t sep = inside.find('/');
+    if (sep == std::string_view::npos) bad_name(name, "the instance needs locality#L/INSTANCE; " + expected);
+    const std::string_view loc = inside.substr(0, sep);
+    const std::string_view inst = inside.substr(sep + 1);
+    if (!loc.starts_with("locality#")) bad_name(name, "'" + std::string(loc) + "' is not locality#L; " + expected);
+    if (!has_wildcard(loc) && loc != "locality#0")
+        bad_name(name, "this run has one locality, locality#0 ('" + std::string(loc) +
+                           "' will exist in distributed runs)");
+    if (!has_wildcard(inst)) {
+        if (inst.starts_with("worker-thread#")) {
+            const std::string_view num = inst.substr(14);
+            unsigned long v = 0;
+            bool ok = !num.empty() && num.size() < 8 && (num.size() == 1 || num[0] != '0');
+            for (char ch : num) ok = ok && ch >= '0' && ch <= '9';
+            if (ok) v = std::stoul(std::string(num));
+            if (!ok)
+                bad_name(name, "'" + std::string(inst) +
+                                   "' is not worker-thread#N with a number N (no leading zeros); " + expected);
+            if (v >= workers)
+                bad_name(name, "this run has " + std::to_string(workers) + " worker(s): worker-thread#0 to worker-thread#" +
+                                   std::to_string(workers - 1));
+        } else if (inst != "total") {
+            bad_name(name, "unknown instance '" + std::string(inst) + "'; " + expected);
+        }
+    }
+    return std::string(name);
+}
+
+}  // namespace
+
+std::vector<counter_info> all_counters(unsigned workers) {
+    std::vector<counter_info> v;
+    for (const auto& d : definitions) {
+        v.push_back({instance_name(d.object, -1, d.path), std::string(d.unit), std::string(d.help)});
+        if (d.per_worker)
+            for (unsigned w = 0; w < workers; ++w)
+                v.push_back({instance_name(d.object, static_cast<int>(w), d.path), std::string(d.unit),
+                             std::string(d.help)});
+    }
+    for (const auto& k : weft::detail::perf_event_kinds()) {
+        v.push_back({instance_name("hardware", -1, k.name), k.unit, k.help});
+        for (unsigned w = 0; w < workers; ++w)
+            v.push_back({instance_name("hardware", static_cast<int>(w), k.name), k.unit, k.help});
+    }
+    return v;
+}
+
+namespace {
+
+// Parses "/hardware{...}/KIND" or "/OBJECT{...}/PATH" (normalized, exact) into an entry.
+bool resolve_exact(const std::string& name, unsigned workers, entry& e) {
+    const std::size_t brace = name.find('{');
+    const std::size_t close = name.find('}');
+    const std::string_view object = std::string_view(name).substr(1, brace - 1);
+    const std::string_view inst = std::string_view(name).substr(brace + 1, close - brace - 1).substr(11);
+    const std::string_view path = std::string_view(name).substr(close + 2);
+    int worker = -1;
+    if (inst != "total") worker = std::stoi(std::string(inst.substr(14)));
+    if (worker >= static_cast<int>(workers)) return false;
+    e.name = name;
+    e.worker = worker;
+    if (object == "hardware") {
+        const auto kinds = weft::detail::perf_event_kinds();
+        for (std::size_t k = 0; k < kinds.size(); ++k)
+            if (path == kinds[k].name) {
+                e.kind = entry::hardware;
+                e.index = k;
+                e.unit = kinds[k].unit;
+                return true;
+            }
+        return false;
+    }
+    for (std::size_t k = 0; k < std::size(definitions); ++k) {
+        const auto& d = definitions[k];
+        if (d.object == object && d.path == path && (d.per_worker || worker < 0)) {
+            e.kind = entry::basic;
+            e.index = k;
+            e.unit = d.unit;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::vector<std::string> split_args(std::string_view s) {
+    std::vector<std::string> out;
+    int depth = 0;
+    std::string cur;
+    for (char ch : s) {
+        if (ch == '{') ++depth;
+        if (ch == '}') --depth;
+        if (ch == ',' && depth == 0) {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += ch;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+entry resolve_one(std::string_view name, unsigned workers, const std::vector<counter_info>& all);
+
+entry resolve_arithmetic(std::string_view name, unsigned workers, const std::vector<counter_info>& all) {
+    const std::string_view rest = name.substr(std::string_view("/arithmetics/").size());
+    const std::size_t at = rest.find('@');
+    std::string ops;
+    for (auto o : arithmetic_ops) ops += (ops.empty() ? "" : ", ") + std::string(o);
+    if (at == std::string_view::npos)
+        bad_name(name, "a derived counter is /arithmetics/OP@A,B (OP one of " + ops + "; per-core takes one name)");
+    const std::string_view op = rest.substr(0, at);
+    std::size_t opi = std::size(arithmetic_ops);
+    for (std::size_t i = 0; i < std::size(arithmetic_ops); ++i)
+        if (arithmetic_ops[i] == op) opi = i;
+    if (opi == std::size(arithmetic_ops)) bad_name(name, "unknown operation '" + std::string(op) + "'; one of " + ops);
+    const auto args = split_args(rest.substr(at + 1));
+    const std::size_t want = op == "per-core" ? 1 : 2;
+    if (args.size() != want)
+        bad_name(name, std::string(op) + " takes " + std::to_string(want) + " counter name(s), got " +
+                           std::to_string(args.size()));
+    entry e;
+    e.kind = entry::arithmetic;
+    e.index = opi;
+    e.name = std::string(name);
+    for (const auto& a : args) {
+        if (has_wildcard(a)) bad_name(name, "the operands of a derived counter cannot have wildcards");
+        e.operands.push_back(resolve_one(a, workers, all));
+    }
+    e.unit = op == "per-core" ? e.operands[0].unit + "/core"
+             : op == "divide" ? e.operands[0].unit + "/" + e.operands[1].unit
+             : op == "multiply" ? e.operands[0].unit + "*" + e.operands[1].unit
+                                : e.operands[0].unit;
+    return e;
+}
+
+entry resolve_one(std::string_view name, unsigned workers, const std::vector<counter_info>& all) {
+    if (name.starts_with("/arithmetics/")) return resolve_arithmetic(name, workers, all);
+    const std::string n = normalize(name, workers);
+    entry e;
+    if (!resolve_exact(n, workers, e))
+        bad_name(name, "no such counter; the closest are: " + closest(n, all) + " (see --weft:list-counters)");
+    return e;
+}
+
+}  // namespace
+
+std::vector<entry> resolve(std::string_view pattern, unsigned workers) {
+    const auto all = all_counters(workers);
+    if (pattern.starts_with("/arithmetics/")) return {resolve_arithmetic(pattern, workers, all)};
+    if (!has_wildcard(pattern)) return {resolve_one(pattern, workers, all)};
+    // A pattern without an instance means the total one ("/threads/*"), unless its
+    // wildcards span the instance too ("/*" matches every counter).
+    const bool raw_glob = pattern.find('{') == std::string_view::npos;
+    const std::string n = raw_glob && pattern.size() >= 2 && pattern[1] == '*' ? std::string(pattern)
+                                                                                : normalize(pattern, workers);
+    std::vector<entry> out;
+    for (const auto& i : all) {
+        if (!glob(n, i.name)) continue;
+        entry e;
+        if (resolve_exact(i.name, workers, e)) out.push_back(std::move(e));
+    }
+    if (out.empty())
+        bad_name(pattern, "matches no counter; the closest names are: " + closest(n, all) +
+                              " (see --weft:list-counters)");
+    return out;
+}
+
+}  // namespace weft::counters::detail
