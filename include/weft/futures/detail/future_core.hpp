@@ -109,39 +109,13 @@ auto attach(Src&& src, P&& policy, G&& g);
 
 }  // namespace detail
 
-/// The result of an asynchronous computation: move-only, read once with get().
-///
-/// get() and wait() on a result that is not ready suspend the calling task (its worker
-/// runs other tasks meanwhile) or, on a thread that is not a weft worker, block the
-/// thread. If the producing task is still queued on the calling worker, it is run
-/// inline instead (no suspension, no context switch).
-///
-/// @code
-/// weft::future<int> f = weft::async([] { return 6 * 7; });
-/// weft::future<std::string> g = f.then([](weft::future<int> r) { return std::to_string(r.get()); });
-/// assert(g.get() == "42");
-/// @endcode
+namespace detail {
+
+/// What future and shared_future share: one reference to the shared state, and the
+/// observers that only read it.
 template <class T>
-class future {
+class future_base {
 public:
-    using value_type = T;
-
-    future() noexcept = default;
-    future(future&& o) noexcept : state_(std::exchange(o.state_, nullptr)) {}
-    future& operator=(future&& o) noexcept {
-        if (this != &o) {
-            reset();
-            state_ = std::exchange(o.state_, nullptr);
-        }
-        return *this;
-    }
-    future(const future&) = delete;
-    future& operator=(const future&) = delete;
-    ~future() { reset(); }
-
-    /// Implicit unwrapping: the future of the inner future's result.
-    future(future<future<T>>&& outer);  // NOLINT(google-explicit-constructor): as HPX and the Concurrency TS
-
     /// True if this future refers to a shared state (not default-constructed, moved
     /// from, shared, or already consumed by get()).
     bool valid() const noexcept { return state_ != nullptr; }
@@ -177,7 +151,7 @@ public:
     template <class Rep, class Period>
     future_status wait_for(const std::chrono::duration<Rep, Period>& rel) const {
         check();
-        return detail::wait_state_for(*state_, rel);
+        return wait_state_for(*state_, rel);
     }
 
     /// As wait_for, until the time point `abs` of any clock (a clock other than
@@ -185,8 +159,60 @@ public:
     template <class Clock, class Duration>
     future_status wait_until(const std::chrono::time_point<Clock, Duration>& abs) const {
         check();
-        return detail::wait_state_until(*state_, abs);
+        return wait_state_until(*state_, abs);
     }
+
+protected:
+    future_base() noexcept = default;
+    explicit future_base(shared_state<T>* s) noexcept : state_(s) {}
+
+    void check() const {
+        if (state_ == nullptr) throw_future_error(std::future_errc::no_state);
+    }
+    void reset() noexcept {
+        if (state_ != nullptr) std::exchange(state_, nullptr)->release();
+    }
+
+    shared_state<T>* state_ = nullptr;
+};
+
+}  // namespace detail
+
+/// The result of an asynchronous computation: move-only, read once with get().
+///
+/// get() and wait() on a result that is not ready suspend the calling task (its worker
+/// runs other tasks meanwhile) or, on a thread that is not a weft worker, block the
+/// thread. If the producing task is still queued on the calling worker, it is run
+/// inline instead (no suspension, no context switch).
+///
+/// @code
+/// weft::future<int> f = weft::async([] { return 6 * 7; });
+/// weft::future<std::string> g = f.then([](weft::future<int> r) { return std::to_string(r.get()); });
+/// assert(g.get() == "42");
+/// @endcode
+template <class T>
+class future : public detail::future_base<T> {
+    using base = detail::future_base<T>;
+
+public:
+    using value_type = T;
+
+    future() noexcept = default;
+    future(future&& o) noexcept : base(std::exchange(o.state_, nullptr)) {}
+    future& operator=(future&& o) noexcept {
+        if (this != &o) {
+            reset();
+            state_ = std::exchange(o.state_, nullptr);
+        }
+        return *this;
+    }
+    future(const future&) = delete;
+    future& operator=(const future&) = delete;
+    ~future() { reset(); }
+
+    /// Implicit unwrapping: the future of the inner future's result.
+    future(future<future<T>>&& outer);  // NOLINT(google-explicit-constructor): as HPX and the Concurrency TS
+
 
     /// Waits, then returns the value (moved out) or rethrows the exception the task
     /// threw. Leaves the future invalid. @throws weft::future_error (no_state)
@@ -248,34 +274,30 @@ public:
     }
 
     /// Internal: adopts one reference to `s`.
-    explicit future(detail::shared_state<T>* s) noexcept : state_(s) {}
+    explicit future(detail::shared_state<T>* s) noexcept : base(s) {}
 
 private:
+    using base::check;
+    using base::reset;
+    using base::state_;
     struct adopt_tag {};
     friend detail::shared_state<T>* detail::state_of<T>(const future<T>&) noexcept;
-
-    void check() const {
-        if (state_ == nullptr) detail::throw_future_error(std::future_errc::no_state);
-    }
-    void reset() noexcept {
-        if (state_ != nullptr) std::exchange(state_, nullptr)->release();
-    }
-
-    detail::shared_state<T>* state_ = nullptr;
 };
 
 /// A copyable future: every copy can wait for and read the same result. get() returns
 /// a reference to the stored value (const T&; T& for shared_future<T&>; void).
 template <class T>
-class shared_future {
+class shared_future : public detail::future_base<T> {
+    using base = detail::future_base<T>;
+
 public:
     using value_type = T;
 
     shared_future() noexcept = default;
-    shared_future(const shared_future& o) noexcept : state_(o.state_) {
+    shared_future(const shared_future& o) noexcept : base(o.state_) {
         if (state_ != nullptr) state_->add_ref();
     }
-    shared_future(shared_future&& o) noexcept : state_(std::exchange(o.state_, nullptr)) {}
+    shared_future(shared_future&& o) noexcept : base(std::exchange(o.state_, nullptr)) {}
     shared_future(future<T>&& f) noexcept : shared_future(f.valid() ? f.share() : shared_future{}) {}  // NOLINT
     shared_future& operator=(const shared_future& o) noexcept {
         if (o.state_ != nullptr) o.state_->add_ref();
@@ -292,31 +314,6 @@ public:
     }
     ~shared_future() { reset(); }
 
-    bool valid() const noexcept { return state_ != nullptr; }
-    bool is_ready() const {
-        check();
-        return state_->is_ready();
-    }
-    bool has_exception() const {
-        check();
-        return state_->is_ready() && state_->has_exception();
-    }
-    void wait() const {
-        check();
-        state_->wait();
-    }
-    /// As future::wait_for. @throws weft::future_error (no_state)
-    template <class Rep, class Period>
-    future_status wait_for(const std::chrono::duration<Rep, Period>& rel) const {
-        check();
-        return detail::wait_state_for(*state_, rel);
-    }
-    /// As future::wait_until. @throws weft::future_error (no_state)
-    template <class Clock, class Duration>
-    future_status wait_until(const std::chrono::time_point<Clock, Duration>& abs) const {
-        check();
-        return detail::wait_state_until(*state_, abs);
-    }
 
     /// Waits, then returns the value or rethrows the exception; the future stays valid.
     /// @throws weft::future_error (no_state)
@@ -356,19 +353,13 @@ public:
     }
 
 private:
+    using base::check;
+    using base::reset;
+    using base::state_;
     friend class future<T>;
     friend detail::shared_state<T>* detail::state_of<T>(const shared_future<T>&) noexcept;
     template <class Tag>
-    shared_future(detail::shared_state<T>* s, Tag) noexcept : state_(s) {}
-
-    void check() const {
-        if (state_ == nullptr) detail::throw_future_error(std::future_errc::no_state);
-    }
-    void reset() noexcept {
-        if (state_ != nullptr) std::exchange(state_, nullptr)->release();
-    }
-
-    detail::shared_state<T>* state_ = nullptr;
+    shared_future(detail::shared_state<T>* s, Tag) noexcept : base(s) {}
 };
 
 namespace detail {
