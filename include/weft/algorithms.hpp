@@ -34,7 +34,7 @@
 #include <weft/algorithms/transform_exclusive_scan.hpp>
 #include <weft/algorithms/transform_inclusive_scan.hpp>
 #include <weft/algorithms/unique.hpp>
-#include <weft/execution/executor.hpp>
+#include <weft/execution/executor_traits.hpp>
 #include <weft/execution/executors.hpp>
 #include <weft/execution/limiting_executor.hpp>
 #include <weft/execution/numa_allocator.hpp>

@@ -67,7 +67,7 @@ private:
         }
     }
 
-    ext::spinlock lock_;
+    ext::backoff_spinlock lock_;
     timer_ticket* free_ = nullptr;
     chunk* chunks_ = nullptr;
 };

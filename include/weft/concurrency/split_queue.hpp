@@ -5,7 +5,7 @@
 // copied.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/config/config.hpp>
 
 #include <atomic>
@@ -238,7 +238,7 @@ private:
     std::atomic<std::uint64_t> inlined_{0};
     // What thieves touch: the lock, the oldest index and the split point.
     struct alignas(cache_line_size) shared_state {
-        spinlock lock;
+        backoff_spinlock lock;
         std::atomic<std::uint64_t> head{0};
         std::atomic<std::uint64_t> split{0};
         std::atomic<bool> hungry{false};  ///< a thief found the public part empty

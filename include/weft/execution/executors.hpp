@@ -2,7 +2,7 @@
 // seq) and parallel_executor (weft tasks on the workers; the default of par).
 #pragma once
 
-#include <weft/execution/executor.hpp>
+#include <weft/execution/executor_traits.hpp>
 #include <weft/futures/future.hpp>
 #include <weft/config/errors.hpp>
 #include <weft/sched/post.hpp>

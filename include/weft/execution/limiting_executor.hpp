@@ -2,7 +2,7 @@
 #pragma once
 
 #include <weft/config/errors.hpp>
-#include <weft/execution/executor.hpp>
+#include <weft/execution/executor_traits.hpp>
 #include <weft/lcos/counting_semaphore.hpp>
 
 #include <algorithm>

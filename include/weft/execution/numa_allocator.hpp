@@ -4,7 +4,7 @@
 #pragma once
 
 #include <weft/config/errors.hpp>
-#include <weft/execution/executor.hpp>
+#include <weft/execution/executor_traits.hpp>
 #include <weft/execution/placed_executors.hpp>
 
 #include <sys/mman.h>

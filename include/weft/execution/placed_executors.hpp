@@ -7,7 +7,7 @@
 #pragma once
 
 #include <weft/config/errors.hpp>
-#include <weft/execution/executor.hpp>
+#include <weft/execution/executor_traits.hpp>
 #include <weft/futures/future.hpp>
 #include <weft/sched/post.hpp>
 #include <weft/sched/this_task.hpp>

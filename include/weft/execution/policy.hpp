@@ -4,7 +4,7 @@
 // `policy(task)` the task variant whose algorithms return a weft::future at once.
 #pragma once
 
-#include <weft/execution/executor.hpp>
+#include <weft/execution/executor_traits.hpp>
 #include <weft/execution/executors.hpp>
 #include <weft/execution/parameters.hpp>
 

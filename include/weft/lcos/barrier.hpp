@@ -2,7 +2,7 @@
 // (never blocking their worker), with a completion step run once per phase.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
@@ -155,7 +155,7 @@ private:
     }
 
     CompletionFunction completion_;
-    mutable ext::spinlock lock_;  ///< guards everything below
+    mutable ext::backoff_spinlock lock_;  ///< guards everything below
     std::ptrdiff_t expected_;
     std::ptrdiff_t remaining_;
     std::uint64_t phase_ = 0;

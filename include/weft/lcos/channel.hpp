@@ -2,7 +2,7 @@
 // receive suspend the task (never its worker), with future-returning variants and close.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/config/errors.hpp>
 #include <weft/futures/future.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
@@ -365,7 +365,7 @@ private:
         return v;
     }
 
-    mutable ext::spinlock lock_;  ///< guards everything below
+    mutable ext::backoff_spinlock lock_;  ///< guards everything below
     std::size_t capacity_ = 0;    ///< 0: unbounded
     bool closed_ = false;
     std::deque<T> buffer_;

@@ -2,7 +2,7 @@
 // under a lock by suspending the task, never its worker.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 #include <weft/lcos/mutex.hpp>
@@ -63,7 +63,7 @@ private:
         lk.lock();
     }
 
-    ext::spinlock lock_;
+    ext::backoff_spinlock lock_;
     bool any_;
     wait_queue waiters_;
 };

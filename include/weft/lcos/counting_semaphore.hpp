@@ -2,7 +2,7 @@
 // acquire suspends the task, never its worker.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
@@ -56,7 +56,7 @@ private:
 
     std::atomic<std::ptrdiff_t> count_;
     std::atomic<std::ptrdiff_t> waiters_{0};
-    ext::spinlock lock_;
+    ext::backoff_spinlock lock_;
     wait_queue queue_;
 };
 

@@ -2,7 +2,7 @@
 // in manual-reset (stays set, releases everyone) or auto-reset (releases one) mode.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
@@ -99,7 +99,7 @@ private:
 
     std::atomic<std::uint32_t> state_;
     const mode mode_;
-    ext::spinlock lock_;
+    ext::backoff_spinlock lock_;
     detail::wait_queue waiters_;
 };
 

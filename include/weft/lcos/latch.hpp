@@ -2,7 +2,7 @@
 // their worker (std::latch for tasks).
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
@@ -79,7 +79,7 @@ private:
     [[noreturn]] static void count_down_past_zero(std::ptrdiff_t n, std::ptrdiff_t left);
 
     mutable std::atomic<std::ptrdiff_t> state_;  ///< count * 2 + waiting_bit
-    mutable ext::spinlock lock_;
+    mutable ext::backoff_spinlock lock_;
     mutable detail::wait_queue waiters_;
 };
 

@@ -2,7 +2,7 @@
 // never its worker.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
@@ -165,7 +165,7 @@ private:
     std::atomic<const void*> owner_{nullptr};
     /// The owner's id for the deadlock report and misuse messages (wait_reason::holder).
     std::atomic<std::uint64_t> holder_{0};
-    ext::spinlock lock_;  ///< guards waiters_ and the locked <-> contended transitions
+    ext::backoff_spinlock lock_;  ///< guards waiters_ and the locked <-> contended transitions
     detail::wait_queue waiters_;
 };
 

@@ -2,7 +2,7 @@
 // callers suspending (never blocking their worker) until it has run.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
 #include <atomic>
@@ -40,7 +40,7 @@ private:
     static constexpr std::uint8_t done = 2;
 
     std::atomic<std::uint8_t> state_{idle};
-    ext::spinlock lock_;
+    ext::backoff_spinlock lock_;
     detail::wait_queue waiters_;
 };
 

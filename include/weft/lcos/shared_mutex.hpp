@@ -2,7 +2,7 @@
 // worker) and lets neither readers nor writers starve.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/lcos/detail/misuse.hpp>
 #include <weft/lcos/detail/wait_queue.hpp>
 
@@ -136,7 +136,7 @@ private:
     };
     static constexpr std::size_t tracked_readers = 4;
 
-    ext::spinlock lock_;  ///< guards everything below
+    ext::backoff_spinlock lock_;  ///< guards everything below
     std::size_t readers_ = 0;  ///< shared holds, tracked or not
     bool writer_ = false;
     const void* writer_agent_ = nullptr;

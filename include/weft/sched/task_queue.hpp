@@ -1,7 +1,7 @@
 // weft::task_queue: HotSLAW's task library (seed 002 §2.1, Figure 1) as a C++ object.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/config/errors.hpp>
 #include <weft/sched/detail/child_list.hpp>
 #include <weft/sched/detail/task_block.hpp>
@@ -366,7 +366,7 @@ private:
         // Under lock_ (quiet_ also by the owner while no child can cross zero).
         bool fence_pending_ = false;  ///< the next put starts a new epoch
         bool quiet_ = true;           ///< nothing running or deferred, nobody will touch us
-        mutable ext::spinlock lock_;
+        mutable ext::backoff_spinlock lock_;
         qtask_base* deferred_head_ = nullptr;  ///< tasks behind a fence, in put order
         qtask_base* deferred_tail_ = nullptr;
         detail::waiter* waiters_ = nullptr;

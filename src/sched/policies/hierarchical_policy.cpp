@@ -22,7 +22,7 @@
 #include "policies/local_queues.hpp"
 #include "policies/policies.hpp"
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/concurrency/split_queue.hpp>
 #include <weft/config/errors.hpp>
 #include <weft/ext/hierarchy.hpp>

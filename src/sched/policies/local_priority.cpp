@@ -7,7 +7,7 @@
 #include "policies/local_queues.hpp"
 #include "policies/policies.hpp"
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 
 #include <memory>
 #include <mutex>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <weft/concurrency/mpsc_inbox.hpp>
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/concurrency/work_stealing_deque.hpp>
 #include <weft/ext/scheduler_policy.hpp>
 
@@ -66,7 +66,7 @@ public:
     std::size_t size() const noexcept { return count_.load(std::memory_order_relaxed); }  // relaxed: a statistic
 
 private:
-    alignas(cache_line_size) ext::spinlock lock_;
+    alignas(cache_line_size) ext::backoff_spinlock lock_;
     task_fifo fifo_;
     std::atomic<std::size_t> count_{0};
 };

@@ -1,6 +1,6 @@
-// Tests of weft::ext::spinlock: Lockable behaviour on one thread, and mutual exclusion
+// Tests of weft::ext::backoff_spinlock: Lockable behaviour on one thread, and mutual exclusion
 // under four contending threads.
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 namespace {
 
 TEST(spinlock, example_from_the_header) {
-    weft::ext::spinlock lock;
+    weft::ext::backoff_spinlock lock;
     {
         std::lock_guard guard(lock);
         EXPECT_FALSE(lock.try_lock());
@@ -22,7 +22,7 @@ TEST(spinlock, example_from_the_header) {
 }
 
 TEST(spinlock, works_with_standard_lock_types) {
-    weft::ext::spinlock a, b;
+    weft::ext::backoff_spinlock a, b;
     {
         std::scoped_lock both(a, b);  // needs try_lock (Lockable)
         EXPECT_FALSE(a.try_lock());
@@ -40,7 +40,7 @@ TEST(spinlock, works_with_standard_lock_types) {
 TEST(spinlock_stress, four_threads_increment_a_counter) {
     constexpr std::size_t threads_count = 4;
     constexpr std::size_t per_thread = 100'000;
-    weft::ext::spinlock lock;
+    weft::ext::backoff_spinlock lock;
     std::size_t counter = 0;
     std::vector<std::size_t> history;  // a non-trivial critical section
     history.reserve(threads_count * per_thread);

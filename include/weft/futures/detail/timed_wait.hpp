@@ -13,7 +13,7 @@
 // the lcos layer above this one.)
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/futures/detail/shared_state.hpp>
 
 #include <atomic>
@@ -208,7 +208,7 @@ private:
         for (slot& s : c->slots) free_ = ::new (&s) slot{free_};
     }
 
-    ext::spinlock lock_;
+    ext::backoff_spinlock lock_;
     slot* free_ = nullptr;
     chunk* chunks_ = nullptr;
 };

@@ -2,7 +2,7 @@
 // tasks or threads, a wake-up that can race with a timeout, and deadline arithmetic.
 #pragma once
 
-#include <weft/concurrency/spinlock.hpp>
+#include <weft/concurrency/backoff_spinlock.hpp>
 #include <weft/config/config.hpp>
 #include <weft/sched/detail/suspend.hpp>
 #include <weft/threads/task.hpp>

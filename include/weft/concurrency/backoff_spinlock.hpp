@@ -20,7 +20,7 @@ namespace weft::ext {
 ///
 /// Example (from tests/unit/concurrency/spinlock_test.cpp):
 /// @code
-/// weft::ext::spinlock lock;
+/// weft::ext::backoff_spinlock lock;
 /// {
 ///     std::lock_guard guard(lock);
 ///     EXPECT_FALSE(lock.try_lock());
@@ -28,11 +28,11 @@ namespace weft::ext {
 /// EXPECT_TRUE(lock.try_lock());
 /// lock.unlock();
 /// @endcode
-class spinlock {
+class backoff_spinlock {
 public:
-    spinlock() = default;
-    spinlock(const spinlock&) = delete;
-    spinlock& operator=(const spinlock&) = delete;
+    backoff_spinlock() = default;
+    backoff_spinlock(const backoff_spinlock&) = delete;
+    backoff_spinlock& operator=(const backoff_spinlock&) = delete;
 
     /// @brief Acquires the lock, spinning (then yielding) until it is free.
     void lock() noexcept {
