@@ -25,14 +25,17 @@ ext::background_work_id background_registry::add(ext::background_fn fn, void* ar
     std::lock_guard lock(mutex_);
     for (unsigned i = 0; i < capacity; ++i) {
         slot& s = slots_[i];
-        if (s.fn.load(std::memory_order_relaxed) != nullptr) continue;  // relaxed: written under mutex_ only
+        // relaxed: fn is written under mutex_ only.
+        if (s.removing || s.fn.load(std::memory_order_relaxed) != nullptr) continue;
         s.arg = arg;
         s.every = every;
-        ++s.generation;
+        // relaxed (both): published by the release below.
+        const std::uint32_t generation = s.generation.load(std::memory_order_relaxed) + 1;
+        s.generation.store(generation, std::memory_order_relaxed);
         s.outstanding.store(0, std::memory_order_relaxed);  // relaxed: published by the release below
         s.fn.store(fn, std::memory_order_release);  // release: publishes arg, every, generation
         update_period();
-        return (s.generation << slot_bits) | i;
+        return (generation << slot_bits) | i;
     }
     throw error("weft::ext::add_background_work: " + std::to_string(capacity) +
                 " background functions are registered already; remove one first");
@@ -40,23 +43,32 @@ ext::background_work_id background_registry::add(ext::background_fn fn, void* ar
 
 background_registry::slot* background_registry::find(ext::background_work_id id) noexcept {
     slot& s = slots_[id & (capacity - 1)];
-    // acquire: pairs with add's release, so generation is the registered one.
-    if (s.fn.load(std::memory_order_acquire) == nullptr || s.generation != id >> slot_bits) return nullptr;
+    // acquire: pairs with add's release, so generation is the registered one (relaxed:
+    // a slot reused meanwhile has a newer generation, which this id then does not match).
+    if (s.fn.load(std::memory_order_acquire) == nullptr || s.generation.load(std::memory_order_relaxed) != id >> slot_bits)
+        return nullptr;
     return &s;
 }
 
 bool background_registry::remove(ext::background_work_id id, std::int64_t& dropped) noexcept {
-    std::lock_guard lock(mutex_);
-    slot* s = find(id);
-    dropped = 0;
-    if (s == nullptr) return false;
-    s->fn.store(nullptr);  // seq_cst: ordered before the reads of `calls` below (see run)
-    // A worker that announced its call before the store above may still be inside.
+    slot* s = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        s = find(id);
+        dropped = 0;
+        if (s == nullptr) return false;
+        s->fn.store(nullptr);  // seq_cst: ordered before the reads of `calls` below (see run)
+        s->removing = true;    // not free until the calls below have ended
+        dropped = s->outstanding.exchange(0);
+        if (dropped != 0) outstanding_.fetch_sub(dropped);
+        update_period();
+    }
+    // A worker that announced its call before the store above may still be inside; wait
+    // without the lock, so that such a call may itself add or remove background work.
     const std::uint32_t self = tl_running_slot == s ? 1 : 0;
     while (s->calls.load() > self) std::this_thread::yield();
-    dropped = s->outstanding.exchange(0);
-    if (dropped != 0) outstanding_.fetch_sub(dropped);
-    update_period();
+    std::lock_guard lock(mutex_);
+    s->removing = false;
     return true;
 }
 

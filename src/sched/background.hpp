@@ -47,7 +47,10 @@ private:
         std::atomic<ext::background_fn> fn{nullptr};
         void* arg = nullptr;
         std::uint32_t every = 0;
-        std::uint32_t generation = 0;  ///< bumped by each add, so a stale id finds nothing
+        /// Bumped by each add, so a stale id finds nothing. Atomic: find() may read it
+        /// while an add reuses the slot (relaxed: find re-checks fn around it).
+        std::atomic<std::uint32_t> generation{0};
+        bool removing = false;  ///< under mutex_: a remove waits for calls; not free yet
         std::atomic<std::uint32_t> calls{0};  ///< workers inside fn now
         std::atomic<std::int64_t> outstanding{0};
     };
