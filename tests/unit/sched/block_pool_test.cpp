@@ -1,4 +1,4 @@
-// The task-block pool (src/sched/block_pool.cpp): blocks are distinct, aligned and
+// The task-block pool (src/threads/block_pool.cpp): blocks are distinct, aligned and
 // writable; freed blocks are reused rather than taken anew from the system, whichever
 // thread frees them; batches move between workers and the pool without losing blocks.
 #include <weft/sched/detail/spawn.hpp>
