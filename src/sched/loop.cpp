@@ -156,6 +156,7 @@ void run_from_loop(worker* w, task* t) noexcept {
     // Scheduler bypass: run what the finished task readied as its last act.
     for (w = current_worker(); w->bypass != nullptr; w = current_worker()) {
         task* next = std::exchange(w->bypass, nullptr);
+        if (w->spawn.share != nullptr) w->spawn.share(w->spawn.share_arg, *w);  // see spawn_path::share
         continue_phase(w, next);
         w->loop_task = next;
         execute(next);

@@ -5,10 +5,44 @@
 
 #include <weft/config/errors.hpp>
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <ctime>
 #include <string>
 
 namespace weft::detail {
+namespace {
+
+// A parked worker sleeps in the kernel on its park word (a futex: std::atomic::wait has
+// no timeout). Waits while the word holds `expected`, at most `timeout`; false when the
+// timeout ran out.
+bool park_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::chrono::nanoseconds timeout) noexcept {
+    timespec ts{};
+    ts.tv_sec = static_cast<time_t>(timeout.count() / 1000000000);
+    ts.tv_nsec = static_cast<long>(timeout.count() % 1000000000);
+    const long r = syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &ts,
+                           nullptr, 0);
+    return !(r == -1 && errno == ETIMEDOUT);
+}
+
+// How long a parked worker sleeps before it looks for work by itself: from the first
+// to the last value, doubling. A spawn onto the spawner's own queues wakes a sleeper
+// without a fence (after_schedule), so in the instant a worker parks its wake-up can be
+// missed; the first timeout bounds what that costs, and no ready task ever waits for a
+// wake-up that does not come. Long idle periods cost a few wake-ups a second.
+constexpr auto first_park_timeout = std::chrono::milliseconds(1);
+constexpr auto last_park_timeout = std::chrono::milliseconds(128);
+
+}  // namespace
+
+void park_notify(std::atomic<std::uint32_t>& word) noexcept {
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
 
 void scheduler::wake(worker* w) noexcept {
     // relaxed: a cheap filter (the caller's fence orders it), so that a push to a busy
@@ -16,14 +50,17 @@ void scheduler::wake(worker* w) noexcept {
     if (w->park.load(std::memory_order_relaxed) != 1) return;
     std::uint32_t parked = 1;
     // acq_rel: the woken worker acquires what the waker published before this CAS.
-    if (w->park.compare_exchange_strong(parked, 2, std::memory_order_acq_rel)) w->park.notify_one();
+    if (w->park.compare_exchange_strong(parked, 2, std::memory_order_acq_rel)) park_notify(w->park);
 }
 
 void scheduler::wake_from_policy(void* s, unsigned index) noexcept {
     auto* self = static_cast<scheduler*>(s);
-    if (index >= self->workers_.size()) return;
+    const bool any = index == ext::worker_context::any_worker;
+    if (!any && index >= self->workers_.size()) return;
     store_load_fence();  // pairs with the fence in park_until_work, as in after_schedule
-    self->wake(self->workers_[index].get());
+    if (!any) self->wake(self->workers_[index].get());
+    // relaxed: ordered by the fence above.
+    else if (self->sleepers_.load(std::memory_order_relaxed) != 0) self->wake_one(0);
 }
 
 void scheduler::wake_one(unsigned start) noexcept {
@@ -37,7 +74,7 @@ void scheduler::wake_one(unsigned start) noexcept {
         if (w->park.load(std::memory_order_relaxed) == 1) {
             std::uint32_t parked = 1;
             if (w->park.compare_exchange_strong(parked, 2, std::memory_order_acq_rel)) {  // acq_rel: as in wake()
-                w->park.notify_one();
+                park_notify(w->park);
                 return;
             }
         }
@@ -80,8 +117,14 @@ task* scheduler::park_until_work(worker* w) noexcept {
     task* t = next_task(w);
     if (t == nullptr && !stopping_.load(std::memory_order_acquire)) {  // acquire: see stopping()
         notify_idle_watchers();
+        std::chrono::nanoseconds timeout = first_park_timeout;
         // acquire: pairs with the acq_rel CAS of the waker.
-        while (w->park.load(std::memory_order_acquire) == 1) w->park.wait(1, std::memory_order_acquire);
+        while (w->park.load(std::memory_order_acquire) == 1) {
+            if (park_wait(w->park, 1, timeout)) continue;
+            // Timed out: look again, still counted as parked (a waker may still wake us).
+            if ((t = next_task(w)) != nullptr || stopping_.load(std::memory_order_acquire)) break;  // acquire: see stopping()
+            timeout = std::min<std::chrono::nanoseconds>(timeout * 2, last_park_timeout);
+        }
     }
     // relaxed (both): only this worker reads its park word as 0; sleepers is a hint.
     w->park.store(0, std::memory_order_relaxed);

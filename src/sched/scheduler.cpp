@@ -139,7 +139,7 @@ void scheduler::stop() {
     stopping_.store(true, std::memory_order_seq_cst);
     for (auto& w : workers_) {
         w->park.store(2, std::memory_order_release);  // release: publishes stopping_ (already seq_cst) to the woken
-        w->park.notify_one();
+        park_notify(w->park);
     }
     for (auto& w : workers_)
         if (w->thread.joinable()) w->thread.join();

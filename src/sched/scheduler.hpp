@@ -101,6 +101,9 @@ struct alignas(cache_line_size) worker : worker_hot {
     }
 };
 
+/// Wakes the worker sleeping on `word` (its park word), if it sleeps (src/sched/park.cpp).
+void park_notify(std::atomic<std::uint32_t>& word) noexcept;
+
 /// The scheduler of one running runtime.
 class scheduler {
 public:

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <ostream>
 #include <string>
 
 namespace weft::test {
@@ -15,6 +16,9 @@ struct policy_case {
     const char* scheduler;
     unsigned threads;
 };
+
+/// How gtest prints a case in a failure message.
+inline void PrintTo(const policy_case& c, std::ostream* os) { *os << c.scheduler << " with " << c.threads << " worker(s)"; }
 
 inline std::string case_name(const ::testing::TestParamInfo<policy_case>& info) {
     std::string s = info.param.scheduler;

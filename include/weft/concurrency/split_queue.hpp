@@ -93,6 +93,20 @@ public:
         return reclaim(nullptr);
     }
 
+    /// Called by the owner as it starts a task it popped, which may run for long: if the
+    /// public part is empty and tasks stay private, makes the older half of them public
+    /// (at least one), so that a thief that comes while the owner runs does not wait for
+    /// its next queue operation (Dinan et al.'s release on demand assumes the owner comes
+    /// back soon; issue #22). Returns true if it made any public. Owner only.
+    bool share() noexcept {
+        if (tail_ == split_) return false;
+        // relaxed: thieves only make the public part smaller; a stale head says "not
+        // empty" and delays the release to the next task.
+        if (shared_.head.load(std::memory_order_relaxed) != split_) return false;
+        release_locked((tail_ - split_ + 1) / 2);
+        return true;
+    }
+
     /// The newest task if it is `t` (private, or the newest public one while the private
     /// part is empty): removes it and returns true, so a waiting owner runs it inline.
     /// Owner only.
@@ -191,12 +205,18 @@ private:
         const bool full = priv >= capacity_ - public_capacity_;
         // relaxed: a hint (see ask()).
         if (!full && !(head == split_ && shared_.hungry.load(std::memory_order_relaxed))) return;
+        release_locked(priv / 2);
+    }
+
+    // Makes up to `want` of the oldest private tasks public, as much as the public part
+    // has room for, under the lock.
+    void release_locked(std::uint64_t want) noexcept {
         std::lock_guard lock(shared_.lock);
         // relaxed: head changes only under the lock we hold.
         const std::uint64_t pub = split_ - shared_.head.load(std::memory_order_relaxed);
         shared_.hungry.store(false, std::memory_order_relaxed);  // relaxed: a hint
         if (pub >= public_capacity_) return;
-        std::uint64_t move = priv / 2;
+        std::uint64_t move = want;
         if (move > public_capacity_ - pub) move = public_capacity_ - pub;
         split_ += move;
         // relaxed: thieves read split under the lock, whose release orders this store and

@@ -210,6 +210,18 @@ public:
         return q != nullptr && q->try_pop(out);
     }
 
+    /// Any thread: true if a doorbell bit of consumer `self` is set, so that its inbound
+    /// rings may hold items (a hint: a bit stays set until the consumer finds its ring
+    /// empty; an item pushed a moment ago may not show yet).
+    bool inbound_hint(unsigned self) const noexcept {
+        if (self >= n_) return false;
+        const worker& c = workers_[self];
+        const auto words = (c.members.size() + 63) / 64;
+        for (std::size_t i = 0; i < words; ++i)
+            if (c.bell[i].load(std::memory_order_relaxed) != 0) return true;  // relaxed: a hint
+        return false;
+    }
+
     /// Consumer `self`: its inbound rings only (doorbell order, from the last ring that
     /// gave an item, so a busy producer is drained before the scan moves on).
     bool pop_inbound(unsigned self, T& out) noexcept {

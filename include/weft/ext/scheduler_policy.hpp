@@ -57,11 +57,14 @@ struct worker_context {
     bool may_run_inline = false;
 
     /// For a policy that hands a task to another worker outside schedule() (a victim
-    /// serving a steal request, say): wakes `worker` if it is parked. Issues the
-    /// store-load fence the parking protocol needs, so call it after the task is visible.
+    /// serving a steal request, say): wakes `worker` if it is parked; `any_worker`: one
+    /// parked worker, if any (for a task made stealable where any worker may take it).
+    /// Issues the store-load fence the parking protocol needs, so call it after the task
+    /// is visible.
     void wake(unsigned worker) noexcept {
         if (wake_fn != nullptr) wake_fn(wake_arg, worker);
     }
+    static constexpr unsigned any_worker = ~0u;
     /// Set by the loop before the worker starts.
     void (*wake_fn)(void*, unsigned) noexcept = nullptr;
     void* wake_arg = nullptr;
@@ -113,6 +116,15 @@ struct spawn_path {
     /// (owner-only) to the gate's value once nothing needs schedule() any more.
     const std::atomic<std::uint64_t>* gate = nullptr;
     const std::uint64_t* open = nullptr;
+
+    /// Optional, for any kind (none included): called on the worker's thread as it starts
+    /// a task that did not come from next_task() (one it takes back to run inline, or the
+    /// scheduler bypass: a continuation the finished task readied), with `share_arg`. A
+    /// policy whose queues only their owner can reach makes some of them reachable by
+    /// idle workers here, as it does in next_task(): no worker may idle while a task is
+    /// ready, and the task the worker starts may run for long (issue #22).
+    void (*share)(void* arg, worker_context& self) noexcept = nullptr;
+    void* share_arg = nullptr;
 
     static spawn_path stealing_deque(work_stealing_deque<task>* d) noexcept {
         spawn_path p;
@@ -189,6 +201,7 @@ public:
     /// Optional: how `worker`'s new normal-priority tasks are placed without a call to
     /// schedule() (see spawn_path). Called once per worker at start.
     virtual spawn_path spawn_path_of(unsigned /*worker*/) noexcept { return {}; }
+    // (A policy without a fast path may still return kind::none with spawn_path::share.)
 
     /// What the counters read of one worker's queues, from any thread, at any time
     /// while the runtime runs (approximate values are fine).

@@ -136,7 +136,10 @@ public:
         if (!me.high.empty())
             if (task* t = me.high.pop()) return t;
         if (!me.overflow.empty()) refill(me);
-        if (task* t = me.q.pop()) return t;
+        if (task* t = me.q.pop()) {
+            share_before_running(self, me);
+            return t;
+        }
         self.counters.pending_misses.add();
         if (task* t = steal(self, me)) return t;
         if (task* t = me.yielded.pop()) {
@@ -153,12 +156,30 @@ public:
         if (!t.is_staged()) return false;
         hq_worker& me = *w_[self.index];
         if (t.priority() == task_priority::high) return me.high.peek_bottom() == &t && me.high.pop() == &t;
-        return me.q.take_back(&t);
+        if (!me.q.take_back(&t)) return false;
+        share_before_running(self, me);  // the owner runs `t` inline now
+        return true;
+    }
+
+    /// Our worker starts a task: what stays private becomes partly public if thieves
+    /// have nothing (split_queue::share), and a parked worker is woken for it.
+    void share_before_running(ext::worker_context& self, hq_worker& me) noexcept {
+        if (n_ > 1 && me.q.share()) self.wake(ext::worker_context::any_worker);
     }
 
     // New tasks go straight onto the split queue while it has room (no virtual call).
     ext::spawn_path spawn_path_of(unsigned worker) noexcept override {
-        return ext::spawn_path::bounded_queue(&w_[worker]->q);
+        ext::spawn_path p = ext::spawn_path::bounded_queue(&w_[worker]->q);
+        p.share = &share_hook;
+        p.share_arg = this;
+        return p;
+    }
+
+    /// spawn_path::share: our worker starts a task it took back or was handed by the
+    /// scheduler bypass.
+    static void share_hook(void* self_policy, ext::worker_context& self) noexcept {
+        auto* p = static_cast<hierarchical_policy*>(self_policy);
+        p->share_before_running(self, *p->w_[self.index]);
     }
 
     queue_state queue_state_of(unsigned worker) const noexcept override {

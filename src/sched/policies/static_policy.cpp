@@ -25,8 +25,10 @@ public:
     ext::placement schedule(ext::worker_context* self, task& t) override {
         if (self == nullptr) return place_from_outside(queues_.get(), n_, rr_, t);
         unsigned target = self->index;
-        if (!t.is_resumed() && !t.is_yield()) {
-            // Round-robin over all workers, starting with the spawner itself.
+        if (!t.is_yield()) {
+            // Round-robin over all workers, starting with the spawner itself; resumed
+            // tasks too: without stealing, two tasks one worker resumes together would
+            // otherwise run one after the other while another worker idles (issue #22).
             unsigned& next = next_target_[self->index];
             target = (self->index + next) % n_;
             next = (next + 1) % n_;
@@ -63,11 +65,39 @@ public:
         return queues_[self.index].take_back(t);
     }
 
+    ext::spawn_path spawn_path_of(unsigned /*worker*/) noexcept override {
+        ext::spawn_path p;  // every spawn goes through schedule()
+        if (n_ > 1) {
+            p.share = &deal_one_before_running;
+            p.share_arg = this;
+        }
+        return p;
+    }
+
     queue_state queue_state_of(unsigned worker) const noexcept override {
         return worker < n_ ? queues_[worker].state() : queue_state{};
     }
 
 private:
+    /// spawn_path::share: our worker starts a continuation the finished task readied (the
+    /// scheduler bypass), which may run for long. Nobody steals here, so a task of ours
+    /// still queued would wait for it while another worker idles: deal the oldest one
+    /// to the next worker in turn (issue #22).
+    static void deal_one_before_running(void* self_policy, ext::worker_context& self) noexcept {
+        auto* p = static_cast<static_policy*>(self_policy);
+        local_queues& q = p->queues_[self.index];
+        task* t = nullptr;
+        if (q.staged.empty() || q.staged.steal(t) != ext::steal_status::success) {
+            if (q.pending.empty() || q.pending.steal(t) != ext::steal_status::success) return;
+        }
+        unsigned& next = p->next_target_[self.index];
+        unsigned target = (self.index + next) % p->n_;
+        if (target == self.index) target = (target + 1) % p->n_;
+        next = (next + 1) % p->n_;
+        p->queues_[target].inbox.push(t);
+        self.wake(target);  // fences, then wakes it if it parked
+    }
+
     bool single_;
     unsigned n_ = 0;
     std::unique_ptr<local_queues[]> queues_;

@@ -14,6 +14,23 @@
 //                         (local-first placement): weft's tasks block on their children,
 //                         and a child on the parent's worker can run inline when the parent
 //                         waits, which round-robin placement almost never allows.
+// Round-robin goes over every member of the worker's domain, itself included: the text
+// of Algorithm 4 ("the enqueue continues in a round-robin fashion across all the
+// workers"). Skipping itself, as Algorithm 1 does, sends every task two workers make
+// ready together to the one other worker of a pair, which runs them one after the other
+// while the spawner idles (issue #22); the static variant, which cannot steal them
+// back, also deals resumed tasks round-robin, for the same reason.
+//
+// The offer (weft's addition, issue #22). In the seed a victim serves requests only on
+// its own enqueue and dequeue paths, so an idle worker waits for a busy one to come back
+// to the scheduler: two tasks made ready together on one worker ran one after the other
+// if its thief asked a moment too late, and a pair of 1 ms dataflow tasks ran at 50 %.
+// So every worker of a stealing variant that starts a task while it has more queued
+// leaves one of them, the oldest, in its `offer` cell, where any idle worker takes it
+// with one exchange, without the owner; the owner takes it back when it runs out of
+// other work. A task on offer is never also in a queue, and the cell has one owner-side
+// writer, so it needs no tag: a thief's exchange and the owner's take-back are the only
+// two ways out, and one of them gets null.
 //
 // Per worker, owner-only (no atomics beyond statistics): a deque of new tasks (the owner
 // takes the newest; requests are served from the oldest), FIFO lists of resumed,
@@ -80,6 +97,7 @@ constexpr std::uint64_t round_of(std::uint64_t req) { return req & round_mask; }
 constexpr unsigned id_of(std::uint64_t req) { return static_cast<unsigned>(req >> round_bits); }
 
 constexpr unsigned min_wait = 64, max_wait = 1u << 12;  // the wait-based stealer's spin bounds
+constexpr unsigned max_offers_looked_at = 4;  // per steal attempt: victims whose offer an idle worker checks
 
 struct alignas(cache_line_size) worker_queues {
     // Owner-only.
@@ -97,6 +115,8 @@ struct alignas(cache_line_size) worker_queues {
     unsigned wait = min_wait;     // wait-based: spin iterations per request
     unsigned last_victim = ~0u;   // the victim that served us last, ~0u: none
     unsigned asked = ~0u;         // wait-free: the victim of our outstanding request
+    unsigned rr_turn = 0;         // round-robin variants: 0 when the next new task stays here
+    bool offered = false;         // we put a task on offer and have not seen it taken
     // From outside threads, and from victims in other XQueue domains.
     alignas(cache_line_size) ext::mpsc_inbox<task, &task::next> inbox;
     // The steal line: stealers write req; the owner writes round.
@@ -104,7 +124,26 @@ struct alignas(cache_line_size) worker_queues {
     std::atomic<std::uint64_t> round{1};
     // Wait-based: the cell a victim hands our stolen task through.
     alignas(cache_line_size) std::atomic<task*> stolen{nullptr};
+    // Tasks victims handed us through the inbox (no ring connects us): counted here by
+    // them, added to our stolen-to counters when we drain it.
+    std::atomic<std::uint64_t> inbox_stolen_staged{0}, inbox_stolen_pending{0};
+    // The offer (see the head of this file): written by the owner, taken by anyone.
+    alignas(cache_line_size) std::atomic<task*> offer{nullptr};
+    // Held by whoever consumes our inbound rings: we, or an idle worker rescuing what
+    // arrived there while we run a task (stealing variants; see rescue()).
+    std::atomic<bool> ring_lock{false};
+    // Tasks idle workers took from our offer, rings, inbox or cell (statistics).
+    std::atomic<std::uint64_t> offer_taken_staged{0}, offer_taken_pending{0};
 };
+
+// A task a victim hands over through a ring is tagged in its lowest bit (tasks are
+// aligned), so that the thief counts it as stolen (count/stolen-to-*).
+inline task* tag_served(task* t) noexcept { return reinterpret_cast<task*>(reinterpret_cast<std::uintptr_t>(t) | 1u); }
+inline task* untag(task* t, bool& served) noexcept {
+    const auto bits = reinterpret_cast<std::uintptr_t>(t);
+    served = (bits & 1u) != 0;
+    return reinterpret_cast<task*>(bits & ~std::uintptr_t{1});
+}
 
 class xqueue_policy final : public ext::scheduler_policy {
 public:
@@ -157,7 +196,8 @@ public:
         // A worker that spawns or resumes a task has work to give, however it got its own
         // (a pinned task, say, bypasses next_task()): stop telling stealers otherwise.
         if (q.self_query) withdraw_self_query(q);
-        if (t.is_resumed() || t.priority() != task_priority::normal || t.is_yield()) {
+        const bool deal_resumed = variant_ == variant::static_rr && t.is_resumed();
+        if ((t.is_resumed() && !deal_resumed) || t.priority() != task_priority::normal || t.is_yield()) {
             push_local(q, t);
             return {};
         }
@@ -174,13 +214,18 @@ public:
                 }
             }
         }
-        if (variant_ != variant::local_wait_free) {
+        if (variant_ != variant::local_wait_free && my_turn_is_over(q, me)) {
             const unsigned to = rings_->push_round_robin(me, &t);
             // push() fenced after the push (XQueue's doorbell protocol), which is the
             // fence the loop's wake-up check needs too.
             if (to != ext::xqueue<task*>::none) return {to, true};
+            // Every ring full, or not attached yet (a worker that has not started): its
+            // inbox, rather than ours, which would run it after the task we may be in.
+            const unsigned other = me + 1 == n_ ? 0 : me + 1;
+            q_[other].inbox.push(&t);
+            return {other};
         }
-        q.staged.push_back(&t);  // local-first, one worker, or every ring full
+        push_local(q, t);  // local-first, our turn, or one worker
         return {};
     }
 
@@ -203,23 +248,28 @@ public:
             if (q.stolen.load(std::memory_order_relaxed) != nullptr)
                 if (task* t = q.stolen.exchange(nullptr, std::memory_order_acquire)) return got_work(self, q, t, true);
         }
-        if (!q.inbox.empty()) drain_inbox(q);
+        if (!q.inbox.empty()) drain_inbox(self, q);
         task* t = pop_own(self, q);
+        bool served = false;
         if (t == nullptr) {
             task* v = nullptr;
-            if (rings_->pop_inbound(me, v)) t = v;
-            if (t != nullptr && q.asked != ~0u) {
-                q.last_victim = q.asked;  // a wait-free request was probably served
+            if (pop_rings(me, q, v)) t = untag(v, served);
+            if (served) {
+                q.last_victim = q.asked < n_ ? q.asked : q.last_victim;  // a wait-free request was served
                 q.asked = ~0u;
             }
         }
+        if (t == nullptr && q.offered) t = take_back_offer(q);
         if (t == nullptr && ((t = q.yielded.pop()) != nullptr || (t = q.low.pop()) != nullptr)) q.fifo_out.add();
         if (t != nullptr) {
             // Algorithm 2/4's dequeue path: a pending request gets some of what is left,
             // whichever list `t` came from (a worker busy with tasks that only yield
             // must still feed thieves).
-            if (stealing()) serve(self, q);
-            return got_work(self, q, t, false);
+            if (stealing()) {
+                serve(self, q);
+                keep_on_offer(self, q);
+            }
+            return got_work(self, q, t, served);
         }
         // Idle: close a round a stealer opened on us (we have nothing), then steal.
         if (stealing()) {
@@ -232,8 +282,21 @@ public:
     ext::spawn_path spawn_path_of(unsigned worker) noexcept override {
         // Local-first placement keeps new tasks on the spawner, and so does round-robin
         // over a domain of one (one worker, or --weft:xqueue-domains=1): no other ring.
-        if (worker >= n_ || !spawns_stay(worker)) return {};
-        return ext::spawn_path::owner_only(&q_[worker].staged, &q_[worker].req, &q_[worker].gate_open);
+        if (worker >= n_) return {};
+        ext::spawn_path p;
+        if (spawns_stay(worker)) p = ext::spawn_path::owner_only(&q_[worker].staged, &q_[worker].req, &q_[worker].gate_open);
+        if (n_ > 1) {
+            p.share = &share_before_running;
+            p.share_arg = this;
+        }
+        return p;
+    }
+
+    /// spawn_path::share: our worker starts a task it took back or was handed by the
+    /// scheduler bypass, so it may be gone for long.
+    static void share_before_running(void* self_policy, ext::worker_context& self) noexcept {
+        auto* p = static_cast<xqueue_policy*>(self_policy);
+        p->share_queued(self, p->q_[self.index]);
     }
 
     bool take_back(ext::worker_context& self, task& t) noexcept override {
@@ -242,6 +305,7 @@ public:
         // relaxed: the state was published to us before t entered our deque.
         if (!t.is_staged()) return false;
         q.staged.pop_back();
+        share_queued(self, q);  // the owner runs `t` inline now
         return true;
     }
 
@@ -253,8 +317,10 @@ public:
         s.length = q.staged.size_approx() + (in > out ? in - out : 0) + rings_->size_approx(w);
         // relaxed: a statistic.
         if (q.stolen.load(std::memory_order_relaxed) != nullptr) ++s.length;
-        s.stolen_from_staged = q.served_staged.get();
-        s.stolen_from_pending = q.served_pending.get();
+        if (q.offer.load(std::memory_order_relaxed) != nullptr) ++s.length;  // relaxed: a statistic
+        // relaxed: statistics.
+        s.stolen_from_staged = q.served_staged.get() + q.offer_taken_staged.load(std::memory_order_relaxed);
+        s.stolen_from_pending = q.served_pending.get() + q.offer_taken_pending.load(std::memory_order_relaxed);
         return s;
     }
 
@@ -283,7 +349,12 @@ private:
         return {target};
     }
 
-    void drain_inbox(worker_queues& q) noexcept {
+    void drain_inbox(ext::worker_context& self, worker_queues& q) noexcept {
+        // relaxed (both): statistics; the tasks themselves come through the inbox's acquire.
+        if (q.inbox_stolen_staged.load(std::memory_order_relaxed) != 0)
+            self.counters.stolen_to_staged.add(q.inbox_stolen_staged.exchange(0, std::memory_order_relaxed));
+        if (q.inbox_stolen_pending.load(std::memory_order_relaxed) != 0)
+            self.counters.stolen_to_pending.add(q.inbox_stolen_pending.exchange(0, std::memory_order_relaxed));
         for (task* t = q.inbox.take_all(); t != nullptr;) {
             task* next = t->next;
             t->next = nullptr;
@@ -294,6 +365,144 @@ private:
             }
             t = next;
         }
+    }
+
+    /// Round-robin over every member of our domain, ourselves included (see the head of
+    /// this file): false when the next task is ours to keep.
+    bool my_turn_is_over(worker_queues& q, unsigned me) const noexcept {
+        const auto m = static_cast<unsigned>(rings_->domain_size(me));
+        if (m <= 1) return false;
+        const unsigned turn = q.rr_turn;
+        q.rr_turn = turn + 1 == m ? 0 : turn + 1;
+        return turn != 0;
+    }
+
+    /// Before our worker starts a task that may run for long, with more queued: the
+    /// stealing variants keep one on offer; the static one, which nobody steals from,
+    /// deals the oldest to the next worker in turn (as placement would have).
+    void share_queued(ext::worker_context& self, worker_queues& q) noexcept {
+        if (n_ <= 1) return;
+        if (stealing()) {
+            keep_on_offer(self, q);
+            return;
+        }
+        bool resumed = false;
+        task* t = q.staged.pop_front();
+        if (t == nullptr && (t = q.pending.pop()) != nullptr) {
+            resumed = true;
+            q.fifo_out.add();
+        }
+        if (t == nullptr) return;
+        const unsigned to = rings_->push_round_robin(self.index, t);
+        if (to != ext::xqueue<task*>::none) {
+            self.wake(to);  // fences, then wakes it if it parked
+            return;
+        }
+        if (resumed) {  // every ring full: keep it
+            q.pending.push(t);
+            q.fifo_in.add();
+            return;
+        }
+        try {
+            q.staged.push_back(t);  // room: we just took it from there
+        } catch (...) {
+            std::terminate();
+        }
+    }
+
+    /// Before our worker runs a task: if nothing of ours is on offer, puts the oldest task
+    /// we still hold there (new, else resumed, else high-priority, else from our rings)
+    /// and wakes a parked worker for it (see the head of this file).
+    void keep_on_offer(ext::worker_context& self, worker_queues& q) noexcept {
+        if (q.offered) {
+            // relaxed: only a thief changes it meanwhile, to null; reading it late only
+            // delays our next offer to our next task.
+            if (q.offer.load(std::memory_order_relaxed) != nullptr) return;
+            q.offered = false;
+        }
+        task* t = q.staged.pop_front();
+        if (t == nullptr && ((t = q.pending.pop()) != nullptr || (t = q.high.pop()) != nullptr)) q.fifo_out.add();
+        if (t == nullptr) {
+            task* v = nullptr;
+            bool served = false;
+            if (!pop_rings(self.index, q, v)) return;
+            t = untag(v, served);
+            if (served) (t->is_resumed() ? self.counters.stolen_to_pending : self.counters.stolen_to_staged).add();
+        }
+        // release: the taker's acquire exchange sees the task as we left it.
+        q.offer.store(t, std::memory_order_release);
+        q.offered = true;
+        self.wake(ext::worker_context::any_worker);  // fences, then wakes a parked worker
+    }
+
+    /// Consumer `w` of its inbound rings: its own worker, or (stealing variants) an idle
+    /// worker rescuing them. A try-lock keeps one consumer at a time, so each ring stays
+    /// single-consumer; whoever finds it held leaves the rings to the holder.
+    bool pop_rings(unsigned w, worker_queues& wq, task*& out) noexcept {
+        if (!stealing()) return rings_->pop_inbound(w, out);
+        if (!rings_->inbound_hint(w)) return false;
+        // acquire: the previous consumer's ring state (scan position, cleared bits) and
+        // the items it left are seen by the next one.
+        if (wq.ring_lock.exchange(true, std::memory_order_acquire)) return false;
+        const bool got = rings_->pop_inbound(w, out);
+        wq.ring_lock.store(false, std::memory_order_release);  // release: see the acquire above
+        return got;
+    }
+
+    /// An idle worker takes, from victim `v`, a task that reached it while it runs a task
+    /// (its rings, its inbox, its wait-based cell: each would otherwise wait for it to
+    /// come back), so that no worker idles while a task is ready (issue #22).
+    task* rescue(ext::worker_context& self, worker_queues& q, unsigned v) noexcept {
+        worker_queues& vq = q_[v];
+        task* t = nullptr;
+        bool served = false;
+        if (task* r = nullptr; pop_rings(v, vq, r)) t = untag(r, served);
+        // acquire: pairs with the victim's release store into the cell.
+        if (t == nullptr && vq.stolen.load(std::memory_order_relaxed) != nullptr)
+            t = vq.stolen.exchange(nullptr, std::memory_order_acquire);
+        if (t == nullptr && !vq.inbox.empty()) {
+            // The whole inbox (take_all is one exchange: any thread may take it): the
+            // first task runs now, the rest is ours to run or to give away.
+            t = vq.inbox.take_all();
+            for (task* rest = t->next; rest != nullptr;) {
+                task* next = rest->next;
+                rest->next = nullptr;
+                try {
+                    push_local(q, *rest);
+                } catch (...) {
+                    std::terminate();  // the deque could not grow: out of memory
+                }
+                rest = next;
+            }
+            t->next = nullptr;
+        }
+        if (t == nullptr) return nullptr;
+        // relaxed: a statistic.
+        (t->is_resumed() ? vq.offer_taken_pending : vq.offer_taken_staged).fetch_add(1, std::memory_order_relaxed);
+        (void)served;  // a served task handed on: its first steal was counted by its victim
+        self.last_victim = v;
+        return t;
+    }
+
+    /// Our offer back, when we have nothing else: null if a thief took it.
+    static task* take_back_offer(worker_queues& q) noexcept {
+        q.offered = false;
+        // relaxed: only we store a task there, and a thief's exchange leaves null.
+        return q.offer.exchange(nullptr, std::memory_order_relaxed);
+    }
+
+    /// An idle worker's look at victim `v`'s offer: its task, or null.
+    task* take_offer(ext::worker_context& self, unsigned v) noexcept {
+        worker_queues& vq = q_[v];
+        // relaxed: a probe that keeps idle workers off the line of a victim with nothing on offer.
+        if (vq.offer.load(std::memory_order_relaxed) == nullptr) return nullptr;
+        // acquire: pairs with the owner's release store of the task.
+        task* t = vq.offer.exchange(nullptr, std::memory_order_acquire);
+        if (t == nullptr) return nullptr;
+        // relaxed: a statistic.
+        (t->is_resumed() ? vq.offer_taken_pending : vq.offer_taken_staged).fetch_add(1, std::memory_order_relaxed);
+        self.last_victim = v;
+        return t;
     }
 
     /// Own queues in seed 000 §2.3.1's order: high, resumed (FIFO), new (LIFO).
@@ -369,7 +578,10 @@ private:
             if (!q_[thief].stolen.compare_exchange_strong(empty, t, std::memory_order_release,
                                                           std::memory_order_relaxed))
                 return false;
-        } else if (!rings_->push(self.index, thief, t)) {
+        } else if (!rings_->push(self.index, thief, tag_served(t))) {
+            // relaxed: a statistic (see drain_inbox).
+            (t->is_resumed() ? q_[thief].inbox_stolen_pending : q_[thief].inbox_stolen_staged)
+                .fetch_add(1, std::memory_order_relaxed);
             q_[thief].inbox.push(t);
         }
         if (wake) self.wake(thief);  // fences, then wakes it if it parked
@@ -437,6 +649,18 @@ private:
     /// for the answer within the adaptive bound.
     task* steal(ext::worker_context& self, worker_queues& q) noexcept {
         const unsigned me = self.index;
+        // What busy workers left on offer first: it needs no answer from them.
+        const unsigned first = pick_victim(self, q);
+        for (unsigned k = 0; k < n_ - 1 && k < max_offers_looked_at; ++k) {
+            unsigned v = (first + k) % n_;
+            if (v == me) v = (v + 1) % n_;
+            task* t = take_offer(self, v);
+            if (t == nullptr) t = rescue(self, q, v);
+            if (t != nullptr) {
+                q.last_victim = v;
+                return got_work(self, q, t, true);
+            }
+        }
         if (!q.self_query) {
             // relaxed: a hint to other stealers; nothing is published through it.
             q.req.store(encode(q.my_round + 1, me), std::memory_order_relaxed);

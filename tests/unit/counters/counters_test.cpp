@@ -444,8 +444,21 @@ TEST(counters_definitions, a_resumed_task_is_pending_until_it_runs) {
 // ---------------------------------------------------------------------------------
 // Steals: every steal is counted once on each side.
 
-TEST(counters_definitions, steals_balance_and_workers_sum_to_the_total) {
-    weft::runtime rt(config("local-priority", 2));
+// Every stealing policy: the xqueue variants once counted only the victim's side of a
+// request served through a ring (issue #22).
+class steal_counters : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(policies, steal_counters,
+                         ::testing::Values("local-priority", "xqueue", "xqueue-wait", "xqueue-wait-free",
+                                           "xqueue-wait-free-two", "hierarchical"),
+                         [](const ::testing::TestParamInfo<const char*>& param_info) {
+                             std::string s = param_info.param;
+                             for (char& c : s)
+                                 if (c == '-') c = '_';
+                             return s;
+                         });
+
+TEST_P(steal_counters, steals_balance_and_workers_sum_to_the_total) {
+    weft::runtime rt(config(GetParam(), 2));
     wc::counter_set totals = wc::query("/threads/count/stolen-*");
     wc::counter_set per_worker = wc::query("/threads{locality#0/worker-thread#*}/count/stolen-*");
     ASSERT_EQ(totals.size(), 4u);

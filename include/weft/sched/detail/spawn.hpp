@@ -162,6 +162,7 @@ inline bool try_take_back_fast(worker_hot* w, task* t) noexcept {
         }
         return false;
     }
+    if (path.share != nullptr) path.share(path.share_arg, *w);  // w runs t now: see spawn_path::share
     return true;
 }
 
