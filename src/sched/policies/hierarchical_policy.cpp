@@ -141,7 +141,10 @@ public:
             return t;
         }
         self.counters.pending_misses.add();
-        if (task* t = steal(self, me)) return t;
+        if (task* t = steal(self, me)) {
+            share_before_running(self, me);  // the rest of a chunk, or of an inbox, went private
+            return t;
+        }
         if (task* t = me.yielded.pop()) {
             me.yielded_out.add();
             return t;
@@ -323,6 +326,10 @@ private:
             me.hvs.reset();
             return got[0];
         }
+        // What waits in a busy worker's inbox (tasks from outside threads).
+        for (unsigned k = 1; k < n_; ++k)
+            if (task* t = take_inbox(w_[(self.index + k) % n_]->inbox, [&](task& rest) { schedule(&self, rest); }))
+                return t;
         return nullptr;
     }
 

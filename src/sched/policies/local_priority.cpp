@@ -134,6 +134,9 @@ private:
         if (task* t = steal_from(near, self, &local_queues::pending)) return t;
         if (task* t = steal_from(far, self, &local_queues::staged)) return t;
         if (task* t = steal_from(far, self, &local_queues::pending)) return t;
+        for (const auto* group : {&near, &far})
+            for (const unsigned v : *group)
+                if (task* t = take_inbox(queues_[v].inbox, [&](task& rest) { schedule(&self, rest); })) return t;
         return nullptr;
     }
 

@@ -180,6 +180,31 @@ struct alignas(cache_line_size) local_queues {
     }
 };
 
+/// An idle worker takes everything waiting in another worker's inbox: tasks from threads
+/// outside the runtime (resumed ones among them), which would otherwise wait until that
+/// worker, busy in a task, drains it (issue #22: no worker idles while a task is ready).
+/// take_all is one exchange, so any thread may take it. Returns the first task, null if
+/// none; `place(task&)` gets each of the others, in order. Not counted as a steal (the
+/// steal counters count tasks taken from queues).
+template <class Place>
+task* take_inbox(ext::mpsc_inbox<task, &task::next>& inbox, Place&& place) noexcept {
+    if (inbox.empty()) return nullptr;
+    task* first = inbox.take_all();
+    if (first == nullptr) return nullptr;
+    for (task* t = first->next; t != nullptr;) {
+        task* next = t->next;
+        t->next = nullptr;
+        try {
+            place(*t);
+        } catch (...) {
+            std::terminate();  // a queue could not grow: out of memory
+        }
+        t = next;
+    }
+    first->next = nullptr;
+    return first;
+}
+
 /// Placement of a task made runnable by a thread that is not a worker: a resumed task
 /// goes back to the inbox of the worker it last ran on, a new one round-robin.
 inline ext::placement place_from_outside(local_queues* queues, unsigned n, std::atomic<unsigned>& rr, task& t) {

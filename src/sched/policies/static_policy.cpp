@@ -1,6 +1,9 @@
-// `static` and `single`: placement decided at spawn, no stealing. `static` deals new
-// tasks round-robin over the workers (HPX's static scheduler); `single` is the same
-// policy restricted to one worker, so that a run is deterministic (tests, debugging).
+// `static` and `single`: placement decided at spawn. `static` deals new tasks
+// round-robin over the workers (HPX's static scheduler) and does not balance load: a
+// worker takes another's task only when it has nothing at all, which then waits behind
+// that worker's running task while this one would idle (issue #22: no policy leaves a
+// worker idle while a task is ready). `single` is the same policy restricted to one
+// worker, so that a run is deterministic (tests, debugging).
 #include "policies/local_queues.hpp"
 #include "policies/policies.hpp"
 
@@ -25,10 +28,8 @@ public:
     ext::placement schedule(ext::worker_context* self, task& t) override {
         if (self == nullptr) return place_from_outside(queues_.get(), n_, rr_, t);
         unsigned target = self->index;
-        if (!t.is_yield()) {
-            // Round-robin over all workers, starting with the spawner itself; resumed
-            // tasks too: without stealing, two tasks one worker resumes together would
-            // otherwise run one after the other while another worker idles (issue #22).
+        if (!t.is_resumed() && !t.is_yield()) {
+            // Round-robin over all workers, starting with the spawner itself.
             unsigned& next = next_target_[self->index];
             target = (self->index + next) % n_;
             next = (next + 1) % n_;
@@ -58,20 +59,12 @@ public:
         }
         if (task* t = q.pop_own(self)) return t;
         if (task* t = q.pop_yielded()) return t;
-        return q.pop_low();
+        if (task* t = q.pop_low()) return t;
+        return take_waiting(self);
     }
 
     bool take_back(ext::worker_context& self, task& t) noexcept override {
         return queues_[self.index].take_back(t);
-    }
-
-    ext::spawn_path spawn_path_of(unsigned /*worker*/) noexcept override {
-        ext::spawn_path p;  // every spawn goes through schedule()
-        if (n_ > 1) {
-            p.share = &deal_one_before_running;
-            p.share_arg = this;
-        }
-        return p;
     }
 
     queue_state queue_state_of(unsigned worker) const noexcept override {
@@ -79,23 +72,22 @@ public:
     }
 
 private:
-    /// spawn_path::share: our worker starts a continuation the finished task readied (the
-    /// scheduler bypass), which may run for long. Nobody steals here, so a task of ours
-    /// still queued would wait for it while another worker idles: deal the oldest one
-    /// to the next worker in turn (issue #22).
-    static void deal_one_before_running(void* self_policy, ext::worker_context& self) noexcept {
-        auto* p = static_cast<static_policy*>(self_policy);
-        local_queues& q = p->queues_[self.index];
-        task* t = nullptr;
-        if (q.staged.empty() || q.staged.steal(t) != ext::steal_status::success) {
-            if (q.pending.empty() || q.pending.steal(t) != ext::steal_status::success) return;
+    /// An idle worker takes the oldest task another worker has queued (resumed first:
+    /// it waits longest), or what waits in its inbox, from the next worker on.
+    task* take_waiting(ext::worker_context& self) noexcept {
+        for (unsigned k = 1; k < n_; ++k) {
+            const unsigned v = (self.index + k) % n_;
+            local_queues& vq = queues_[v];
+            if (task* t = vq.steal_from(vq.pending, self, v)) return t;
+            if (task* t = vq.steal_from(vq.high, self, v)) return t;
+            if (task* t = vq.steal_from(vq.staged, self, v)) return t;
+            local_queues& mine = queues_[self.index];
+            if (task* t = take_inbox(vq.inbox, [&mine](task& rest) {
+                    if (!mine.push_local(rest)) mine.push_low(rest);
+                }))
+                return t;
         }
-        unsigned& next = p->next_target_[self.index];
-        unsigned target = (self.index + next) % p->n_;
-        if (target == self.index) target = (target + 1) % p->n_;
-        next = (next + 1) % p->n_;
-        p->queues_[target].inbox.push(t);
-        self.wake(target);  // fences, then wakes it if it parked
+        return nullptr;
     }
 
     bool single_;

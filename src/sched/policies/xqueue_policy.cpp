@@ -4,8 +4,9 @@
 // *victim* moves the task, so no queue ever has two consumers.
 //
 // Variants (--weft:scheduler=NAME; digest 001 §5.9):
-//   xqueue-static         new tasks round-robin to the other workers' rings, no stealing
-//                         (XQUEUE-STATIC)
+//   xqueue-static         new tasks round-robin over the workers' rings, no stealing
+//                         (XQUEUE-STATIC); an idle worker only takes what waits behind
+//                         another's running task (the offer and the rescue, below)
 //   xqueue-wait           round-robin + wait-based stealing (Algorithms 2-3; XOMP-DYNAMIC-WAIT)
 //   xqueue-wait-free      round-robin + wait-free stealing, one task per request
 //                         (Algorithms 4-5; WAITFREE-STEALONE)
@@ -18,14 +19,14 @@
 // of Algorithm 4 ("the enqueue continues in a round-robin fashion across all the
 // workers"). Skipping itself, as Algorithm 1 does, sends every task two workers make
 // ready together to the one other worker of a pair, which runs them one after the other
-// while the spawner idles (issue #22); the static variant, which cannot steal them
-// back, also deals resumed tasks round-robin, for the same reason.
+// while the spawner idles (issue #22); the static variant also deals resumed tasks
+// round-robin, for the same reason.
 //
 // The offer (weft's addition, issue #22). In the seed a victim serves requests only on
 // its own enqueue and dequeue paths, so an idle worker waits for a busy one to come back
 // to the scheduler: two tasks made ready together on one worker ran one after the other
 // if its thief asked a moment too late, and a pair of 1 ms dataflow tasks ran at 50 %.
-// So every worker of a stealing variant that starts a task while it has more queued
+// So every worker (of every variant, the static one too) that starts a task while it has more queued
 // leaves one of them, the oldest, in its `offer` cell, where any idle worker takes it
 // with one exchange, without the owner; the owner takes it back when it runs out of
 // other work. A task on offer is never also in a queue, and the cell has one owner-side
@@ -265,10 +266,8 @@ public:
             // Algorithm 2/4's dequeue path: a pending request gets some of what is left,
             // whichever list `t` came from (a worker busy with tasks that only yield
             // must still feed thieves).
-            if (stealing()) {
-                serve(self, q);
-                keep_on_offer(self, q);
-            }
+            if (stealing()) serve(self, q);
+            share_queued(self, q);
             return got_work(self, q, t, served);
         }
         // Idle: close a round a stealer opened on us (we have nothing), then steal.
@@ -276,6 +275,8 @@ public:
             serve(self, q);
             return steal(self, q);
         }
+        // xqueue-static never steals; it only takes what waits behind a running task.
+        if (n_ > 1) return take_waiting(self, q);
         return nullptr;
     }
 
@@ -377,37 +378,10 @@ private:
         return turn != 0;
     }
 
-    /// Before our worker starts a task that may run for long, with more queued: the
-    /// stealing variants keep one on offer; the static one, which nobody steals from,
-    /// deals the oldest to the next worker in turn (as placement would have).
+    /// Before our worker starts a task that may run for long, with more queued: keep
+    /// one on offer (see the head of this file).
     void share_queued(ext::worker_context& self, worker_queues& q) noexcept {
-        if (n_ <= 1) return;
-        if (stealing()) {
-            keep_on_offer(self, q);
-            return;
-        }
-        bool resumed = false;
-        task* t = q.staged.pop_front();
-        if (t == nullptr && (t = q.pending.pop()) != nullptr) {
-            resumed = true;
-            q.fifo_out.add();
-        }
-        if (t == nullptr) return;
-        const unsigned to = rings_->push_round_robin(self.index, t);
-        if (to != ext::xqueue<task*>::none) {
-            self.wake(to);  // fences, then wakes it if it parked
-            return;
-        }
-        if (resumed) {  // every ring full: keep it
-            q.pending.push(t);
-            q.fifo_in.add();
-            return;
-        }
-        try {
-            q.staged.push_back(t);  // room: we just took it from there
-        } catch (...) {
-            std::terminate();
-        }
+        if (n_ > 1) keep_on_offer(self, q);
     }
 
     /// Before our worker runs a task: if nothing of ours is on offer, puts the oldest task
@@ -439,7 +413,7 @@ private:
     /// worker rescuing them. A try-lock keeps one consumer at a time, so each ring stays
     /// single-consumer; whoever finds it held leaves the rings to the holder.
     bool pop_rings(unsigned w, worker_queues& wq, task*& out) noexcept {
-        if (!stealing()) return rings_->pop_inbound(w, out);
+        if (n_ <= 1) return rings_->pop_inbound(w, out);
         if (!rings_->inbound_hint(w)) return false;
         // acquire: the previous consumer's ring state (scan position, cleared bits) and
         // the items it left are seen by the next one.
@@ -482,6 +456,24 @@ private:
         (void)served;  // a served task handed on: its first steal was counted by its victim
         self.last_victim = v;
         return t;
+    }
+
+    /// An idle worker's look at a few other workers (from a random one): a task one of
+    /// them left on offer, or one that reached it while it runs a task (rescue()).
+    task* take_waiting(ext::worker_context& self, worker_queues& q) noexcept {
+        const unsigned me = self.index;
+        const unsigned first = pick_victim(self, q);
+        for (unsigned k = 0; k < n_ - 1 && k < max_offers_looked_at; ++k) {
+            unsigned v = (first + k) % n_;
+            if (v == me) v = (v + 1) % n_;
+            task* t = take_offer(self, v);
+            if (t == nullptr && (t = rescue(self, q, v)) != nullptr) share_queued(self, q);  // an inbox's rest is ours now
+            if (t != nullptr) {
+                q.last_victim = v;
+                return got_work(self, q, t, true);
+            }
+        }
+        return nullptr;
     }
 
     /// Our offer back, when we have nothing else: null if a thief took it.
@@ -649,18 +641,8 @@ private:
     /// for the answer within the adaptive bound.
     task* steal(ext::worker_context& self, worker_queues& q) noexcept {
         const unsigned me = self.index;
-        // What busy workers left on offer first: it needs no answer from them.
-        const unsigned first = pick_victim(self, q);
-        for (unsigned k = 0; k < n_ - 1 && k < max_offers_looked_at; ++k) {
-            unsigned v = (first + k) % n_;
-            if (v == me) v = (v + 1) % n_;
-            task* t = take_offer(self, v);
-            if (t == nullptr) t = rescue(self, q, v);
-            if (t != nullptr) {
-                q.last_victim = v;
-                return got_work(self, q, t, true);
-            }
-        }
+        // What waits behind busy workers' tasks first: it needs no answer from them.
+        if (task* t = take_waiting(self, q)) return t;
         if (!q.self_query) {
             // relaxed: a hint to other stealers; nothing is published through it.
             q.req.store(encode(q.my_round + 1, me), std::memory_order_relaxed);

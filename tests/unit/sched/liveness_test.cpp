@@ -8,8 +8,9 @@
 // schedule, so that a bug fails the test instead of stalling CI.
 //
 // The ways two tasks become ready together: a dataflow (two dataflows on one future),
-// `then` (two continuations of one shared future), a promise set from another worker
-// (two tasks suspended in get()), and fork-join (task_group, and async + get).
+// `then` (two continuations of one shared future), a promise set from another worker or
+// from a thread outside the runtime (two tasks suspended in get()), and fork-join
+// (task_group, and async + get).
 #include "support/policy_test.hpp"
 
 #include <weft/ext/scheduler_policy.hpp>
@@ -105,6 +106,32 @@ TEST_P(liveness, two_tasks_resumed_by_a_promise_set_on_another_worker) {
             while (waiting.load() < 2) weft::this_task::yield();
             p.set_value();
         }).get();
+        a.get();
+        b.get();
+    });
+}
+
+TEST_P(liveness, two_tasks_resumed_from_a_thread_outside_the_runtime) {
+    // Both start on worker 0 (their spawner is pinned there) and are resumed from the
+    // test's thread, which places resumed tasks where they last ran.
+    each_round([](rendezvous& r) {
+        weft::promise<void> p;
+        weft::shared_future<void> ready = p.get_future().share();
+        std::atomic<int> waiting{0};
+        weft::future<void> a, b;
+        weft::task_attributes on;
+        on.worker = 0;
+        weft::async(on, [&] {
+            auto body = [&r, &waiting, ready] {
+                waiting.fetch_add(1);
+                ready.get();
+                r.meet();
+            };
+            a = weft::async(body);
+            b = weft::async(body);
+        }).get();
+        while (waiting.load() < 2) std::this_thread::yield();
+        p.set_value();
         a.get();
         b.get();
     });
