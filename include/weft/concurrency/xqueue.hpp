@@ -222,7 +222,8 @@ public:
         return false;
     }
 
-    /// Consumer `self`: its inbound rings only (doorbell order, from the last ring that
+    /// Consumer `self` (or one thread at a time standing in for it, with its own mutual
+    /// exclusion): its inbound rings only (doorbell order, from the last ring that
     /// gave an item, so a busy producer is drained before the scan moves on).
     bool pop_inbound(unsigned self, T& out) noexcept {
         if (self >= n_) return false;
@@ -239,7 +240,10 @@ public:
                 const unsigned b = static_cast<unsigned>(std::countr_zero(bits));
                 bits &= bits - 1;
                 const unsigned r = wi * 64 + b;
-                ring* q = c.rings[r].load(std::memory_order_relaxed);  // relaxed: we stored it
+                // acquire: the consumer may be a thread standing in for the worker (a
+                // policy's rescue, under its lock), not the one whose attach() stored it.
+                ring* q = c.rings[r].load(std::memory_order_acquire);
+                if (q == nullptr) continue;  // a bit is set only for an attached ring; defensive
                 if (q->try_pop(out)) {
                     c.scan = r;
                     return true;

@@ -434,22 +434,8 @@ private:
         // acquire: pairs with the victim's release store into the cell.
         if (t == nullptr && vq.stolen.load(std::memory_order_relaxed) != nullptr)
             t = vq.stolen.exchange(nullptr, std::memory_order_acquire);
-        if (t == nullptr && !vq.inbox.empty()) {
-            // The whole inbox (take_all is one exchange: any thread may take it): the
-            // first task runs now, the rest is ours to run or to give away.
-            t = vq.inbox.take_all();
-            for (task* rest = t->next; rest != nullptr;) {
-                task* next = rest->next;
-                rest->next = nullptr;
-                try {
-                    push_local(q, *rest);
-                } catch (...) {
-                    std::terminate();  // the deque could not grow: out of memory
-                }
-                rest = next;
-            }
-            t->next = nullptr;
-        }
+        // The whole inbox: the first task runs now, the rest is ours to run or to give away.
+        if (t == nullptr) t = take_inbox(vq.inbox, [this, &q](task& rest) { push_local(q, rest); });
         if (t == nullptr) return nullptr;
         // relaxed: a statistic.
         (t->is_resumed() ? vq.offer_taken_pending : vq.offer_taken_staged).fetch_add(1, std::memory_order_relaxed);
