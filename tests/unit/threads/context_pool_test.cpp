@@ -5,14 +5,20 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -280,6 +286,46 @@ TEST(ContextPool, ThreadsTakePutAndTrimAtOnce) {
     EXPECT_EQ(pool.count(), 0u);
     EXPECT_EQ(pool.mapped_total(), pool.unmapped_total());
 }
+
+#if !WEFT_HAVE_ASAN && !WEFT_HAVE_TSAN  // the sanitizers reserve terabytes: no RLIMIT_AS under them
+// Address space in use now, from /proc/self/statm (pages).
+std::size_t virtual_bytes() {
+    std::size_t pages = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
+        std::fclose(f);
+    }
+    return pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// Idle pooled stacks hold address space (and mappings: vm.max_map_count); when the kernel
+// refuses a stack, the pool gives its depot back and tries once more.
+[[noreturn]] void map_past_an_address_space_limit() {
+    context_pool pool(stack_bytes);
+    context_cache cache;
+    std::vector<context*> held;
+    for (int i = 0; i < 300; ++i) held.push_back(cache.take(pool));  // 300 x 320 KiB
+    for (context* c : held) cache.put(c, pool);
+    if (pool.pooled() < 200) std::_Exit(10);
+    const rlim_t limit = virtual_bytes() + (rlim_t{32} << 20);
+    const rlimit lim{limit, limit};
+    if (::setrlimit(RLIMIT_AS, &lim) != 0) std::_Exit(11);
+    try {
+        context* big = pool.make(std::size_t{64} << 20);  // more than the limit leaves
+        if (pool.pooled() != 0) std::_Exit(12);
+        pool.release(big);
+    } catch (const std::system_error& e) {
+        std::fprintf(stderr, "refused: %s\n", e.what());
+        std::_Exit(13);
+    }
+    std::_Exit(0);
+}
+
+TEST(ContextPoolDeathTest, ARefusedMappingFirstReleasesTheDepot) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(map_past_an_address_space_limit(), ::testing::ExitedWithCode(0), "");
+}
+#endif
 
 TEST(ContextPool, AnEmptyPoolTrimsAndReleasesNothing) {
     context_pool pool(stack_bytes);
