@@ -49,6 +49,9 @@ raw& raw::operator-=(const raw& b) noexcept {
     sub(stolen_to_pending, b.stolen_to_pending);
     sub(stolen_from_staged, b.stolen_from_staged);
     sub(stolen_from_pending, b.stolen_from_pending);
+    sub(stacks_mapped, b.stacks_mapped);
+    sub(stacks_unmapped, b.stacks_unmapped);
+    sub(stacks_trimmed, b.stacks_trimmed);
     return *this;
 }
 
@@ -124,7 +127,10 @@ reading read_all(const scheduler& s) {
     t.n_suspended = nonneg(resumes > suspends ? 0.0 : suspends - resumes);
     t.n_pending = nonneg(resumes - resumed_runs);
     t.n_active = nonneg(started + resumed_runs - finished - suspends);
-    t.n_terminated = cached;
+    t.n_terminated = cached + static_cast<double>(smp.contexts_pooled);
+    t.stacks_mapped = static_cast<double>(smp.stacks_mapped);
+    t.stacks_unmapped = static_cast<double>(smp.stacks_unmapped);
+    t.stacks_trimmed = static_cast<double>(smp.stacks_trimmed);
     const auto stacks = static_cast<double>(smp.contexts_allocated);
     t.stacks = stacks;
     t.stack_bytes = static_cast<double>(smp.context_stack_bytes) + stacks * static_cast<double>(weft::detail::page_size());

@@ -31,6 +31,8 @@ struct raw {
     double queue_length = 0;
     double n_all = 0, n_active = 0, n_pending = 0, n_suspended = 0, n_staged = 0, n_terminated = 0;
     double stacks = 0, stack_bytes = 0, block_bytes = 0, uptime_ticks = 0, resident_bytes = 0, virtual_bytes = 0;
+    // Cumulative, total only (the stack pool's).
+    double stacks_mapped = 0, stacks_unmapped = 0, stacks_trimmed = 0;
 
     /// Subtracts the cumulative fields (clamped at zero); leaves the instantaneous ones.
     raw& operator-=(const raw& b) noexcept;

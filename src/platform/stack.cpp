@@ -107,4 +107,9 @@ void deallocate_stack(stack& s) noexcept {
     s = stack{};
 }
 
+void discard_stack_pages(const stack& s) noexcept {
+    // Failure (EAGAIN under memory pressure, say) only leaves the pages where they are.
+    if (s.mapping != nullptr) (void)::madvise(s.bottom, s.size, MADV_DONTNEED);
+}
+
 }  // namespace weft::detail

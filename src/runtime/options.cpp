@@ -142,6 +142,13 @@ std::size_t parse_stack_size(std::string_view where, std::string_view v) {
     return bytes;
 }
 
+unsigned parse_stack_trim(std::string_view where, std::string_view v) {
+    unsigned long long n = 0;
+    if (!parse_uint(v, n) || n > 3'600'000)
+        fail(where, v, "milliseconds from 0 (keep every stack until the runtime stops) to 3600000");
+    return static_cast<unsigned>(n);
+}
+
 unsigned parse_timeout(std::string_view where, std::string_view v) {
     unsigned long long n = 0;
     if (!parse_uint(v, n) || n > 3'600'000)
@@ -191,6 +198,7 @@ constexpr option_spec options[] = {
     {"queue-bound", "WEFT_QUEUE_BOUND", true, "N  the hierarchical policy's tasks per worker queue (default 40)"},
     {"queue-public", "WEFT_QUEUE_PUBLIC", true, "N  of which at most N visible to thieves (default 20)"},
     {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
+    {"stack-trim", "WEFT_STACK_TRIM", true, "MS  every MS ms the stack pool gives back the memory of stacks unused that long and unmaps those beyond the decaying peak (default 1000; 0 = keep until stop)"},
     {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
     {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report a (possible) deadlock after MS ms of idle workers with tasks suspended (default 1000; 0 = never)"},
     {"on-deadlock", "WEFT_ON_DEADLOCK", true, "auto|wait|exit  after a deadlock report: exit with code 3 when it is certain (default), keep waiting, or exit"},
@@ -219,6 +227,7 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "queue-bound") cfg.queue_bound = parse_queue_size(where, value);
     else if (name == "queue-public") cfg.queue_public = parse_queue_size(where, value);
     else if (name == "stack-size") cfg.stack_size = parse_stack_size(where, value);
+    else if (name == "stack-trim") cfg.stack_trim_ms = parse_stack_trim(where, value);
     else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
     else if (name == "deadlock-timeout") cfg.deadlock_timeout_ms = parse_timeout(where, value);
     else if (name == "on-deadlock") cfg.on_deadlock = parse_on_deadlock(where, value);
@@ -361,6 +370,7 @@ void validate(const runtime_config& cfg) {
              "milliseconds from 0 (at exit only) to 3600000");
     if (cfg.stack_size != 0 && (cfg.stack_size < 16 * 1024 || cfg.stack_size > max_stack_size))
         fail("runtime_config::stack_size", std::to_string(cfg.stack_size), "0 (default) or 16384 to 1073741824");
+    parse_stack_trim("runtime_config::stack_trim_ms", std::to_string(cfg.stack_trim_ms));
     parse_timeout("runtime_config::deadlock_timeout_ms", std::to_string(cfg.deadlock_timeout_ms));
     parse_on_deadlock("runtime_config::on_deadlock", cfg.on_deadlock);
 }

@@ -84,6 +84,7 @@ void runtime::start() {
     sc.bind = cfg_.bind && (!cfg_.topology || topo.can_bind());
     sc.topo = cfg_.topology;
     sc.stack_size = cfg_.stack_size != 0 ? cfg_.stack_size : detail::default_stack_size;
+    sc.stack_trim = std::chrono::milliseconds(cfg_.stack_trim_ms);
     sc.deadlock_timeout = std::chrono::milliseconds(cfg_.deadlock_timeout_ms);
     using action = detail::scheduler_config::deadlock_action;
     sc.on_deadlock = cfg_.on_deadlock == "exit"   ? action::exit

@@ -99,6 +99,11 @@ scheduler_sample read_sample(const scheduler& s, std::uint64_t now) {
     r.shared_queue_length = policy.shared_queue_length();
     r.contexts_allocated = s.contexts_allocated();
     r.context_stack_bytes = s.context_stack_bytes();
+    const context_pool& pool = s.contexts();
+    r.contexts_pooled = pool.pooled();
+    r.stacks_mapped = pool.mapped_total();
+    r.stacks_unmapped = pool.unmapped_total();
+    r.stacks_trimmed = pool.trimmed_total();
     return r;
 }
 

@@ -223,14 +223,13 @@ void scheduler::worker_main(worker* w) {
     if (w->tracing && w->idle_traced) trace_add(w, trace_event::idle_end, cycle_clock_now(), 0, nullptr, 0);
     w->stats.loop_end.store(cycle_clock_now(), std::memory_order_relaxed);  // relaxed: a statistic
 
-    w->ctx_cache.drain(contexts_);
+    w->ctx_cache.drain(contexts_);  // into the runtime-wide pool; stop() unmaps it
     release_block_cache(w->blocks);
     tl_worker = nullptr;
 }
 
 context* scheduler::fresh_context(worker* w) {
-    context* c = w->ctx_cache.take();
-    if (c == nullptr) c = contexts_.make(cfg_.stack_size);
+    context* c = w->ctx_cache.take(contexts_);
     prepare_context(c, loop_entry);
     return c;
 }
@@ -243,8 +242,8 @@ context* scheduler::own_stack_context(std::size_t bytes) {
 
 void scheduler::recycle_context(worker* w, context* c) noexcept {
     // A task's own (larger) stack is unmapped at once: it was sized for that task.
-    if (c->stk.size == cfg_.stack_size && w->ctx_cache.put(c)) return;
-    contexts_.release(c);
+    if (c->stk.size == contexts_.pooled_size()) w->ctx_cache.put(c, contexts_);
+    else contexts_.release(c);
 }
 
 task* scheduler::next_task(worker* w) noexcept {

@@ -26,7 +26,7 @@ void probe_running_task(const stack** stk, const task** t) noexcept {
 
 }  // namespace
 
-scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)) {
+scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)), contexts_(round_stack_size(cfg_.stack_size)) {
     static std::atomic<std::uint64_t> generations{0};
     generation_ = generations.fetch_add(1, std::memory_order_relaxed) + 1;  // relaxed: only unique
     policy_ = ext::make_scheduler_policy(cfg_.policy);
@@ -149,6 +149,8 @@ void scheduler::stop() {
     }
     timer_cv_.notify_all();
     if (timer_thread_.joinable()) timer_thread_.join();
+    // The workers drained their caches into the pool: every stack not in use goes now.
+    contexts_.release_pooled();
     started_ = false;
     g_active.store(nullptr, std::memory_order_release);  // release: every use of this scheduler happens before
 }

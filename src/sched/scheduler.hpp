@@ -15,7 +15,7 @@
 #include <weft/sched/detail/introspect.hpp>
 #include <weft/sched/detail/spawn.hpp>
 #include <weft/sched/detail/suspend.hpp>
-#include <weft/threads/detail/context.hpp>
+#include <weft/threads/detail/context_pool.hpp>
 #include <weft/threads/task.hpp>
 
 #include <atomic>
@@ -69,7 +69,7 @@ struct alignas(cache_line_size) worker : worker_hot {
 
     // Owner only from here on.
     alignas(cache_line_size) context thread_ctx;  ///< the OS thread's own stack
-    context_cache ctx_cache;                      ///< recycled task stacks
+    context_cache ctx_cache;                      ///< recycled task stacks (first level of contexts_)
     task_fifo pinned;                             ///< pinned tasks taken from the inbox, in order
     task_fifo pinned_yielded;                     ///< those that yielded: run after other work
     task* own_stack_first = nullptr;              ///< the task a new own-stack context starts with
@@ -139,7 +139,7 @@ public:
     std::size_t stack_size() const noexcept { return cfg_.stack_size; }
     /// Tasks each worker has finished so far.
     std::vector<std::uint64_t> finished_per_worker() const;
-    /// Contexts currently allocated (task stacks in use or cached).
+    /// Contexts currently allocated (task stacks in use, cached or pooled).
     std::size_t contexts_allocated() const;
     /// Usable bytes of those contexts' stacks (guard pages not included).
     std::size_t context_stack_bytes() const;
@@ -180,7 +180,8 @@ public:
     context* own_stack_context(std::size_t bytes);
     /// Contexts the worker left for good: kept for reuse when of the runtime's size.
     void recycle_context(worker* w, context* c) noexcept;
-    /// Every task stack of this runtime (the deadlock report walks it).
+    /// Every task stack of this runtime (the deadlock report walks it; the counters read
+    /// its statistics).
     const context_pool& contexts() const noexcept { return contexts_; }
     /// The usable stack bytes `t` needs: its own size (task_flag_own_stack), or 0.
     static std::size_t own_stack_bytes(const task& t) noexcept {
@@ -246,7 +247,7 @@ private:
     std::condition_variable idle_cv_;
     std::uint64_t idle_epoch_ = 0;
 
-    context_pool contexts_;  // every task stack (the workers cache some of them)
+    context_pool contexts_;  // every task stack, and the pool behind the workers' caches
     background_registry background_;
 
     // Timers for sleep_for / sleep_until.

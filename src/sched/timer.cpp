@@ -1,5 +1,5 @@
-// The runtime's timer thread: timers for sleep_for / sleep_until and call_at, and the
-// periodic deadlock check.
+// The runtime's timer thread: timers for sleep_for / sleep_until and call_at, the
+// periodic deadlock check and the stack pool's trim.
 #include "entry.hpp"
 #include "scheduler.hpp"
 
@@ -26,6 +26,9 @@ void scheduler::timer_main() {
     const auto period = std::clamp<clock::duration>(cfg_.deadlock_timeout / 5, std::chrono::milliseconds(10),
                                                     std::chrono::milliseconds(200));
     auto next_check = clock::now() + period;
+    // The stack pool gives memory back once per trim period, off the workers' paths.
+    const bool trim = cfg_.stack_trim.count() > 0;
+    auto next_trim = clock::now() + cfg_.stack_trim;
     std::unique_lock lock(timer_mutex_);
     while (!timer_stop_) {
         const auto now = clock::now();
@@ -46,7 +49,15 @@ void scheduler::timer_main() {
             next_check = now + period;
             continue;
         }
+        if (trim && now >= next_trim) {
+            lock.unlock();
+            contexts_.trim();
+            lock.lock();
+            next_trim = now + cfg_.stack_trim;
+            continue;
+        }
         auto until = watch ? next_check : clock::time_point::max();
+        if (trim) until = std::min(until, next_trim);
         if (!timers_.empty()) until = std::min(until, timers_.front().when);
         if (until == clock::time_point::max()) timer_cv_.wait(lock);
         else timer_cv_.wait_until(lock, until);

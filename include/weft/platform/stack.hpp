@@ -41,4 +41,9 @@ stack allocate_stack(std::size_t usable_bytes);
 /// Unmaps a stack made by allocate_stack; a default-constructed stack is ignored.
 void deallocate_stack(stack& s) noexcept;
 
+/// Gives the memory behind a stack's usable pages back to the system (madvise
+/// MADV_DONTNEED) and keeps the mapping: its next use reads zero-filled pages, faulted in
+/// as it touches them. For a stack not in use only.
+void discard_stack_pages(const stack& s) noexcept;
+
 }  // namespace weft::detail

@@ -55,6 +55,12 @@ struct runtime_config {
     std::shared_ptr<const weft::topology> topology;
     /// Usable bytes of each task stack; 0 = the default (128 KiB; 512 KiB under sanitizers).
     std::size_t stack_size = 0;
+    /// The stack pool's trim period: task stacks of the runtime's size are pooled for
+    /// reuse, and every this many ms the pool gives back the memory of those that stayed
+    /// unused for a whole period (the mapping stays) and unmaps those beyond a peak of
+    /// stacks in use that decays by an eighth per period. 0 = keep every stack until the
+    /// runtime stops.
+    unsigned stack_trim_ms = 1000;
     /// Print the machine topology and the worker placement at start.
     bool print_topology = false;
     /// How long every worker must stay idle, with no timer pending and tasks suspended,

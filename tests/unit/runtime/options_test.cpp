@@ -181,6 +181,23 @@ TEST(options, xqueue_domains_are_numa_mesh_or_a_group_size) {
     EXPECT_THROW(weft::validate(c), weft::bad_option);
 }
 
+TEST(options, stack_trim_is_a_period_in_milliseconds_or_zero) {
+    EXPECT_EQ(parse({"prog"}).stack_trim_ms, 1000u);
+    EXPECT_EQ(parse({"prog", "--weft:stack-trim=0"}).stack_trim_ms, 0u);
+    EXPECT_EQ(parse({"prog", "--weft:stack-trim=250"}).stack_trim_ms, 250u);
+    EXPECT_EQ(parse({"prog"}, {{"WEFT_STACK_TRIM", "20"}}).stack_trim_ms, 20u);
+    for (const char* bad : {"--weft:stack-trim=-1", "--weft:stack-trim=1s", "--weft:stack-trim=",
+                            "--weft:stack-trim=3600001"}) {
+        const std::string e = error_of({"prog", bad});
+        EXPECT_NE(e.find("--weft:stack-trim"), std::string::npos) << bad << ": " << e;
+        EXPECT_NE(e.find("milliseconds from 0"), std::string::npos) << bad << ": " << e;
+    }
+    EXPECT_NE(error_of({"prog"}, {{"WEFT_STACK_TRIM", "often"}}).find("WEFT_STACK_TRIM"), std::string::npos);
+    weft::runtime_config c;
+    c.stack_trim_ms = 4'000'000;
+    EXPECT_THROW(weft::validate(c), weft::bad_option);
+}
+
 TEST(options, unknown_options_are_errors_listing_the_known_ones) {
     const std::string e = error_of({"prog", "--weft:thread=2"});
     EXPECT_NE(e.find("unknown option '--weft:thread=2'"), std::string::npos) << e;
@@ -205,8 +222,9 @@ TEST(options, help_lists_every_option_and_policy) {
     std::ostringstream os;
     weft::print_runtime_help(os);
     for (const char* s : {"--weft:threads", "--weft:scheduler", "--weft:bind", "--weft:stack-size",
-                          "--weft:print-topology", "--weft:deadlock-timeout", "--weft:on-deadlock=auto|wait|exit",
-                          "WEFT_ON_DEADLOCK", "--weft:help", "WEFT_THREADS", "local-priority", "single"})
+                          "--weft:stack-trim", "--weft:print-topology", "--weft:deadlock-timeout",
+                          "--weft:on-deadlock=auto|wait|exit", "WEFT_ON_DEADLOCK", "--weft:help", "WEFT_THREADS",
+                          "local-priority", "single"})
         EXPECT_NE(os.str().find(s), std::string::npos) << s;
 }
 

@@ -33,6 +33,9 @@ struct scheduler_config {
     /// The layout workers are placed by; null = topology::machine().
     std::shared_ptr<const topology> topo;
     std::size_t stack_size = default_stack_size;
+    /// How often the stack pool gives memory back (runtime_config::stack_trim_ms); zero:
+    /// never before stop.
+    std::chrono::milliseconds stack_trim{1000};
     /// See runtime_config::deadlock_timeout_ms; zero disables the report.
     std::chrono::milliseconds deadlock_timeout{1000};
     /// What follows a deadlock report (runtime_config::on_deadlock).
@@ -131,6 +134,9 @@ struct scheduler_sample {
     std::uint64_t external_spawned = 0, external_resumes = 0;  ///< by threads that are not workers
     std::uint64_t shared_queue_length = 0;                     ///< queued for no worker in particular
     std::size_t contexts_allocated = 0, context_stack_bytes = 0;  ///< task stacks and their usable bytes
+    std::size_t contexts_pooled = 0;  ///< of those, in the runtime-wide pool (not in a worker's cache)
+    /// Task stacks mapped and unmapped so far, and pooled ones whose memory went back (trim).
+    std::uint64_t stacks_mapped = 0, stacks_unmapped = 0, stacks_trimmed = 0;
 };
 /// Reads `s` at tick `now`, outflows before inflows (finished before started before
 /// spawned), so that a task moving between states meanwhile is never counted as missing.

@@ -1,8 +1,8 @@
 // Execution contexts: a stack, the machine state saved on it while it does not run, and
 // the switch from one to another (seed 000 §2.3.1: a suspended task keeps its stack).
-// The threads layer owns stacks, switching and their recycling; the scheduler decides
-// what runs where. Implemented in src/threads/ (Boost.Context's fcontext, annotated for
-// ASan and TSan); nothing of Boost shows here.
+// The threads layer owns stacks, switching and their recycling (context_pool.hpp); the
+// scheduler decides what runs where. Implemented in src/threads/ (Boost.Context's
+// fcontext, annotated for ASan and TSan); nothing of Boost shows here.
 #pragma once
 
 #include <weft/platform/stack.hpp>
@@ -12,8 +12,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
-#include <vector>
 
 namespace weft::detail {
 
@@ -29,21 +27,32 @@ struct fiber_identity {
 /// leaving its context (leave_context).
 using context_entry = void (*)() noexcept;
 
-/// An execution stack: a task stack from a context_pool, or a thread's own stack.
+/// An execution stack: a task stack from a context_pool (context_pool.hpp), or a
+/// thread's own stack.
 struct context {
     void* fctx = nullptr;  ///< the saved machine state while it does not run
     stack stk;
     fiber_identity fiber;
     context_entry entry = nullptr;  ///< see prepare_context
+    /// While pooled (not in use): the next context of its batch. Beside the fields a
+    /// reuse writes anyway, so that a cache's take and put touch no other line.
+    context* pool_next = nullptr;
     /// The task suspended on this stack, or null. release/acquire: publishes the three
     /// fields below (written by the suspending worker) to the deadlock report.
     std::atomic<task*> suspended_task{nullptr};
     std::uint64_t suspended_id = 0;        ///< its task::id
     const char* suspended_name = nullptr;  ///< its task::name
     wait_reason waiting;                   ///< what it waits on
-    context* registry_prev = nullptr;
+    context* registry_prev = nullptr;  ///< the pool's list of every mapped context
     context* registry_next = nullptr;
     std::uint32_t lives = 0;  ///< starts since its TSan fiber was made
+    // On the first context of a batch while the batch is in the runtime-wide level of the
+    // pool (context_pool.hpp): its neighbours in the pool's list, its length and when it
+    // arrived. Touched only when a whole batch moves.
+    context* batch_newer = nullptr;
+    context* batch_older = nullptr;
+    std::uint32_t batch_size = 0;
+    std::uint64_t batch_epoch = 0;  ///< the pool's trim epoch at arrival
 };
 
 /// Runs first on the context switched to, before it goes on: `left` is the context
@@ -67,75 +76,6 @@ void enter_from_thread(context* thread_ctx, context* first, landing_fn landing, 
 /// Makes `c` start `entry` from the top of its stack the next time it is switched to.
 /// A recycled stack starts a new life here: what earlier lives left on it is forgotten.
 void prepare_context(context* c, context_entry entry) noexcept;
-
-/// Every task stack of one runtime: mapped, counted, listed (the deadlock report walks
-/// the list for suspended tasks) and unmapped. Thread-safe.
-class context_pool {
-public:
-    context_pool() = default;
-    ~context_pool();  ///< unmaps every context still listed
-    context_pool(const context_pool&) = delete;
-    context_pool& operator=(const context_pool&) = delete;
-
-    /// A new context with a stack of `bytes` usable bytes (rounded to pages).
-    /// @throws std::system_error when the stack cannot be mapped (the message says why).
-    context* make(std::size_t bytes);
-    /// Unmaps `c` and forgets it.
-    void release(context* c) noexcept;
-    /// Contexts mapped now, and their usable stack bytes.
-    std::size_t count() const;
-    std::size_t stack_bytes() const;
-    /// Calls f(const context&) for each context, under the pool's lock.
-    template <class F>
-    void for_each(F&& f) const {
-        std::lock_guard lock(mutex_);
-        for (const context* c = head_; c != nullptr; c = c->registry_next) f(*c);
-    }
-
-private:
-    mutable std::mutex mutex_;
-    context* head_ = nullptr;
-    std::size_t count_ = 0;
-    std::size_t bytes_ = 0;
-};
-
-/// One worker's recycled contexts of its pool's usual stack size (owner only), so that
-/// a suspension costs no mapping in the common case.
-class context_cache {
-public:
-    static constexpr std::size_t keep = 64;
-    /// A cached context, or null.
-    context* take() noexcept {
-        if (cached_.empty()) return nullptr;
-        context* c = cached_.back();
-        cached_.pop_back();
-        count_.store(cached_.size(), std::memory_order_relaxed);  // relaxed: a statistic
-        return c;
-    }
-    /// Keeps `c` if there is room; false if the caller must release it.
-    bool put(context* c) noexcept {
-        if (cached_.size() >= keep) return false;
-        try {
-            cached_.push_back(c);
-        } catch (...) {
-            return false;
-        }
-        count_.store(cached_.size(), std::memory_order_relaxed);  // relaxed: a statistic
-        return true;
-    }
-    /// Releases every cached context to `pool`.
-    void drain(context_pool& pool) noexcept {
-        for (context* c : cached_) pool.release(c);
-        cached_.clear();
-        count_.store(0, std::memory_order_relaxed);  // relaxed: a statistic
-    }
-    /// Contexts cached now (any thread, approximate).
-    std::size_t size() const noexcept { return count_.load(std::memory_order_relaxed); }  // relaxed: a statistic
-
-private:
-    std::vector<context*> cached_;
-    std::atomic<std::size_t> count_{0};
-};
 
 /// Says, from inside a SIGSEGV/SIGBUS handler, what the faulting thread runs: its current
 /// stack (null: none of ours) and task. Must be async-signal-safe (read thread-locals).
