@@ -53,7 +53,8 @@
 // Options: --shape=stencil|nearest|no_comm|fft|tree (default stencil), --width=N (default:
 // the workers or ranks), --steps=N (default 1000), --radix=N (nearest only, 1..9,
 // default 3), --iterations=N (default 1000), --workers=N, --reps=N (default 3),
-// --warmup=N (untimed runs first, default 1); --weft:* is left to the weft runtime.
+// --warmup=N (untimed runs first, default 1), --budget=S (see next_run); --weft:* is left
+// to the weft runtime.
 //
 // Result line (bench_common.hpp's format, then the graph and the efficiency):
 //   weft-bench problem=taskgraph impl=<name> workers=<W> n=<iterations> calls=<tasks>
@@ -308,6 +309,7 @@ struct options {
     unsigned workers = 0;  ///< 0: not given
     unsigned reps = 3;
     unsigned warmup = 1;
+    double budget = 0;  ///< seconds; 0: none (see next_run)
 };
 
 namespace detail {
@@ -315,7 +317,7 @@ namespace detail {
 [[noreturn]] inline void usage(char const* program, int status, char const* extra = "") {
     std::fprintf(status == 0 ? stdout : stderr,
                  "usage: %s [--shape=S] [--width=N] [--steps=N] [--radix=N] [--iterations=N]\n"
-                 "       [--workers=N] [--reps=N] [--warmup=N]%s [--weft:...]\n"
+                 "       [--workers=N] [--reps=N] [--warmup=N] [--budget=S]%s [--weft:...]\n"
                  "  --shape=S       stencil (default), nearest, no_comm, fft, tree\n"
                  "  --width=N       points per step (default: the workers or ranks; fft: a power of two)\n"
                  "  --steps=N       time steps (default 1000)\n"
@@ -324,6 +326,8 @@ namespace detail {
                  "  --workers=N     worker threads (default: hardware concurrency)\n"
                  "  --reps=N        measured runs (default 3)\n"
                  "  --warmup=N      untimed runs before them (default 1)\n"
+                 "  --budget=S      once S seconds have passed since the first run, skip the\n"
+                 "                  warm-ups left and stop after one timed run (default 0: none)\n"
                  "%s"
                  "  --weft:*        runtime options, ignored by the anchors\n",
                  program, extra[0] != '\0' ? " [...]" : "", max_radix, extra);
@@ -358,6 +362,7 @@ options parse_options(int argc, char** argv, Extra extra, const char* extra_usag
         if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
         if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
         if (name == "--warmup") return parse_number(v, o.warmup) && o.warmup <= 100;
+        if (name == "--budget") return parse_number(v, o.budget) && o.budget >= 0;
         return extra(name, v);
     });
     char const* program = argc > 0 ? argv[0] : "bench";
@@ -425,16 +430,29 @@ inline void print_result(const char* impl, unsigned workers, const graph& g, dou
     std::exit(1);
 }
 
-/// o.warmup untimed and o.reps timed runs of `run()`, which computes the graph once and
-/// returns its result hash; every result is checked, the timed ones are printed.
+/// The run after run `rep` (0-based: o.warmup untimed runs, then o.reps timed ones), or
+/// o.warmup + o.reps to stop, `elapsed` seconds after the first run started. Past
+/// o.budget, the warm-ups left are skipped and one timed run is enough: a sweep point far
+/// below a runtime's METG (libgomp took 27 s for a run meant to take 50 ms) then costs
+/// two runs, not four.
+inline unsigned next_run(const options& o, unsigned rep, double elapsed) noexcept {
+    if (o.budget > 0 && elapsed >= o.budget) return rep >= o.warmup ? o.warmup + o.reps : o.warmup;
+    return rep + 1;
+}
+
+/// o.warmup untimed and o.reps timed runs of `run()` (fewer past o.budget, see next_run),
+/// which computes the graph once and returns its result hash; every result is checked,
+/// the timed ones are printed.
 template <class Run>
 void measure(const char* impl, unsigned workers, const options& o, double ns_per_iteration, Run&& run) {
     const std::uint64_t expected = reference_result(o.g);
-    for (unsigned rep = 0; rep < o.warmup + o.reps; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+    for (unsigned rep = 0; rep < o.warmup + o.reps;) {
         std::uint64_t result = 0;
         const double seconds = time_seconds([&] { result = run(); });
         if (result != expected) fail(impl, o.g, result, expected);
         if (rep >= o.warmup) print_result(impl, workers, o.g, seconds, result, ns_per_iteration);
+        rep = next_run(o, rep, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
 }
 

@@ -241,14 +241,21 @@ int main(int argc, char** argv) {
 
     distributed_graph dg(o.g, rank, ranks);
     const std::uint64_t expected = rank == 0 ? tg::reference_result(o.g) : 0;
-    for (unsigned rep = 0; rep < o.warmup + o.reps; ++rep) {
+    const double first_start = MPI_Wtime();
+    for (unsigned rep = 0; rep < o.warmup + o.reps;) {
         MPI_Barrier(MPI_COMM_WORLD);
         const double start = MPI_Wtime();
         dg.run();
         MPI_Barrier(MPI_COMM_WORLD);
         const double seconds = MPI_Wtime() - start;
         const std::uint64_t result = dg.gather_result();
-        if (rank != 0) continue;
+        // Rank 0's clock decides for all (see tg::next_run).
+        unsigned next = tg::next_run(o, rep, MPI_Wtime() - first_start);
+        MPI_Bcast(&next, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+        if (rank != 0) {
+            rep = next;
+            continue;
+        }
         if (result != expected) {
             std::fprintf(stderr,
                          "weft-bench problem=taskgraph impl=mpi shape=%s width=%u steps=%u iterations=%llu ranks=%d: "
@@ -259,6 +266,7 @@ int main(int argc, char** argv) {
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         if (rep >= o.warmup) tg::print_result("mpi", workers, o.g, seconds, result, ns_per_iteration);
+        rep = next;
     }
     MPI_Finalize();
     return 0;
