@@ -125,9 +125,10 @@ struct alignas(cache_line_size) worker_queues {
     std::atomic<std::uint64_t> round{1};
     // Wait-based: the cell a victim hands our stolen task through.
     alignas(cache_line_size) std::atomic<task*> stolen{nullptr};
-    // Tasks victims handed us through the inbox (no ring connects us): counted here by
-    // them, added to our stolen-to counters when we drain it.
-    std::atomic<std::uint64_t> inbox_stolen_staged{0}, inbox_stolen_pending{0};
+    // Steals completed for us, counted here by others: tasks victims handed us through
+    // the inbox (no ring connects us), and tasks handed to us that an idle worker took on
+    // (rescue()). Added to our stolen-to counters at our next next_task().
+    std::atomic<std::uint64_t> handed_staged{0}, handed_pending{0};
     // The offer (see the head of this file): written by the owner, taken by anyone.
     alignas(cache_line_size) std::atomic<task*> offer{nullptr};
     // Held by whoever consumes our inbound rings: we, or an idle worker rescuing what
@@ -249,6 +250,7 @@ public:
             if (q.stolen.load(std::memory_order_relaxed) != nullptr)
                 if (task* t = q.stolen.exchange(nullptr, std::memory_order_acquire)) return got_work(self, q, t, true);
         }
+        count_handed(self, q);
         if (!q.inbox.empty()) drain_inbox(self, q);
         task* t = pop_own(self, q);
         bool served = false;
@@ -350,12 +352,15 @@ private:
         return {target};
     }
 
-    void drain_inbox(ext::worker_context& self, worker_queues& q) noexcept {
-        // relaxed (both): statistics; the tasks themselves come through the inbox's acquire.
-        if (q.inbox_stolen_staged.load(std::memory_order_relaxed) != 0)
-            self.counters.stolen_to_staged.add(q.inbox_stolen_staged.exchange(0, std::memory_order_relaxed));
-        if (q.inbox_stolen_pending.load(std::memory_order_relaxed) != 0)
-            self.counters.stolen_to_pending.add(q.inbox_stolen_pending.exchange(0, std::memory_order_relaxed));
+    static void count_handed(ext::worker_context& self, worker_queues& q) noexcept {
+        // relaxed (both): statistics; the tasks themselves travel with acquire/release.
+        if (q.handed_staged.load(std::memory_order_relaxed) != 0)
+            self.counters.stolen_to_staged.add(q.handed_staged.exchange(0, std::memory_order_relaxed));
+        if (q.handed_pending.load(std::memory_order_relaxed) != 0)
+            self.counters.stolen_to_pending.add(q.handed_pending.exchange(0, std::memory_order_relaxed));
+    }
+
+    void drain_inbox(ext::worker_context& /*self*/, worker_queues& q) noexcept {
         for (task* t = q.inbox.take_all(); t != nullptr;) {
             task* next = t->next;
             t->next = nullptr;
@@ -433,13 +438,16 @@ private:
         if (task* r = nullptr; pop_rings(v, vq, r)) t = untag(r, served);
         // acquire: pairs with the victim's release store into the cell.
         if (t == nullptr && vq.stolen.load(std::memory_order_relaxed) != nullptr)
-            t = vq.stolen.exchange(nullptr, std::memory_order_acquire);
+            served = (t = vq.stolen.exchange(nullptr, std::memory_order_acquire)) != nullptr;
         // The whole inbox: the first task runs now, the rest is ours to run or to give away.
         if (t == nullptr) t = take_inbox(vq.inbox, [this, &q](task& rest) { push_local(q, rest); });
         if (t == nullptr) return nullptr;
         // relaxed: a statistic.
         (t->is_resumed() ? vq.offer_taken_pending : vq.offer_taken_staged).fetch_add(1, std::memory_order_relaxed);
-        (void)served;  // a served task handed on: its first steal was counted by its victim
+        // A task a victim handed to v: v's steal, counted for v (its victim counted it),
+        // before ours from v.
+        if (served)  // relaxed: a statistic
+            (t->is_resumed() ? vq.handed_pending : vq.handed_staged).fetch_add(1, std::memory_order_relaxed);
         self.last_victim = v;
         return t;
     }
@@ -558,7 +566,7 @@ private:
                 return false;
         } else if (!rings_->push(self.index, thief, tag_served(t))) {
             // relaxed: a statistic (see drain_inbox).
-            (t->is_resumed() ? q_[thief].inbox_stolen_pending : q_[thief].inbox_stolen_staged)
+            (t->is_resumed() ? q_[thief].handed_pending : q_[thief].handed_staged)
                 .fetch_add(1, std::memory_order_relaxed);
             q_[thief].inbox.push(t);
         }
