@@ -120,7 +120,9 @@ context* context_pool::batch_list::pop_oldest() noexcept {
 std::size_t context_pool::in_use_locked() const noexcept {
     // Contexts enter the depot after they are counted mapped and leave it before they
     // are counted unmapped, so the difference is never negative; the clamp only guards
-    // against reading count_ before a mapping on another thread is seen.
+    // against reading count_ before a mapping on another thread is seen. Relaxed reads
+    // (count(), pooled()) are enough: the result only steers how lazily the trim unmaps,
+    // and it only ever unmaps contexts that are in the depot under this lock.
     const std::size_t mapped = count();
     const std::size_t pooled_now = pooled();
     return mapped > pooled_now ? mapped - pooled_now : 0;

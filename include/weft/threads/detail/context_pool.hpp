@@ -86,17 +86,18 @@ public:
     /// caches into the depot.
     std::size_t release_pooled() noexcept;
 
-    // Statistics, from any thread (each value is recent; together they are not a snapshot).
+    // Statistics, from any thread (each value is recent; together they are not a
+    // snapshot). relaxed (all six): statistics, read without ordering anything else.
     /// Contexts mapped now (in use, cached or in the depot), and their usable stack bytes.
-    std::size_t count() const noexcept { return count_.load(std::memory_order_relaxed); }  // relaxed: a statistic
-    std::size_t stack_bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }  // relaxed: a statistic
+    std::size_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
+    std::size_t stack_bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
     /// Contexts in the depot now.
-    std::size_t pooled() const noexcept { return depot_count_.load(std::memory_order_relaxed); }  // relaxed: a statistic
+    std::size_t pooled() const noexcept { return depot_count_.load(std::memory_order_relaxed); }
     /// Contexts mapped and unmapped since the pool was made; times a pooled context's
     /// pages were given back by a trim.
-    std::uint64_t mapped_total() const noexcept { return mapped_total_.load(std::memory_order_relaxed); }  // relaxed: a statistic
-    std::uint64_t unmapped_total() const noexcept { return unmapped_total_.load(std::memory_order_relaxed); }  // relaxed: a statistic
-    std::uint64_t trimmed_total() const noexcept { return trimmed_total_.load(std::memory_order_relaxed); }  // relaxed: a statistic
+    std::uint64_t mapped_total() const noexcept { return mapped_total_.load(std::memory_order_relaxed); }
+    std::uint64_t unmapped_total() const noexcept { return unmapped_total_.load(std::memory_order_relaxed); }
+    std::uint64_t trimmed_total() const noexcept { return trimmed_total_.load(std::memory_order_relaxed); }
     /// The decaying high-water mark of contexts in use that the last trim kept mapped.
     std::size_t high_water() const noexcept;
 
