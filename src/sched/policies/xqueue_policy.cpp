@@ -4,7 +4,7 @@
 // *victim* moves the task, so no queue ever has two consumers.
 //
 // Variants (--weft:scheduler=NAME; digest 001 §5.9):
-//   xqueue-static         new tasks round-robin over the workers' rings, no stealing
+//   xqueue-static         new tasks round-robin to the other workers' rings, no stealing
 //                         (XQUEUE-STATIC); an idle worker only takes what waits behind
 //                         another's running task (the offer and the rescue, below)
 //   xqueue-wait           round-robin + wait-based stealing (Algorithms 2-3; XOMP-DYNAMIC-WAIT)
@@ -15,12 +15,12 @@
 //                         (local-first placement): weft's tasks block on their children,
 //                         and a child on the parent's worker can run inline when the parent
 //                         waits, which round-robin placement almost never allows.
-// Round-robin goes over every member of the worker's domain, itself included: the text
-// of Algorithm 4 ("the enqueue continues in a round-robin fashion across all the
-// workers"). Skipping itself, as Algorithm 1 does, sends every task two workers make
-// ready together to the one other worker of a pair, which runs them one after the other
-// while the spawner idles (issue #22); the static variant also deals resumed tasks
-// round-robin, for the same reason.
+// Round-robin skips the spawner, as Algorithm 1 does: with the scheduler bypass (the
+// finishing task's first continuation runs next on its worker) that sends the second
+// to another worker at once, the best a pair of workers can do; going over every
+// worker, the spawner included (Algorithm 4's text), kept every other second
+// continuation behind the first and cost 30 % on a width-2 stencil (issue #22). Tasks
+// that this leaves behind a busy worker are reached by the offer and the rescue below.
 //
 // The offer (weft's addition, issue #22). In the seed a victim serves requests only on
 // its own enqueue and dequeue paths, so an idle worker waits for a busy one to come back
@@ -116,7 +116,6 @@ struct alignas(cache_line_size) worker_queues {
     unsigned wait = min_wait;     // wait-based: spin iterations per request
     unsigned last_victim = ~0u;   // the victim that served us last, ~0u: none
     unsigned asked = ~0u;         // wait-free: the victim of our outstanding request
-    unsigned rr_turn = 0;         // round-robin variants: 0 when the next new task stays here
     bool offered = false;         // we put a task on offer and have not seen it taken
     // From outside threads, and from victims in other XQueue domains.
     alignas(cache_line_size) ext::mpsc_inbox<task, &task::next> inbox;
@@ -198,8 +197,7 @@ public:
         // A worker that spawns or resumes a task has work to give, however it got its own
         // (a pinned task, say, bypasses next_task()): stop telling stealers otherwise.
         if (q.self_query) withdraw_self_query(q);
-        const bool deal_resumed = variant_ == variant::static_rr && t.is_resumed();
-        if ((t.is_resumed() && !deal_resumed) || t.priority() != task_priority::normal || t.is_yield()) {
+        if (t.is_resumed() || t.priority() != task_priority::normal || t.is_yield()) {
             push_local(q, t);
             return {};
         }
@@ -216,7 +214,7 @@ public:
                 }
             }
         }
-        if (variant_ != variant::local_wait_free && my_turn_is_over(q, me)) {
+        if (variant_ != variant::local_wait_free && rings_->domain_size(me) > 1) {
             const unsigned to = rings_->push_round_robin(me, &t);
             // push() fenced after the push (XQueue's doorbell protocol), which is the
             // fence the loop's wake-up check needs too.
@@ -227,7 +225,7 @@ public:
             q_[other].inbox.push(&t);
             return {other};
         }
-        push_local(q, t);  // local-first, our turn, or one worker
+        push_local(q, t);  // local-first, or one worker
         return {};
     }
 
@@ -371,16 +369,6 @@ private:
             }
             t = next;
         }
-    }
-
-    /// Round-robin over every member of our domain, ourselves included (see the head of
-    /// this file): false when the next task is ours to keep.
-    bool my_turn_is_over(worker_queues& q, unsigned me) const noexcept {
-        const auto m = static_cast<unsigned>(rings_->domain_size(me));
-        if (m <= 1) return false;
-        const unsigned turn = q.rr_turn;
-        q.rr_turn = turn + 1 == m ? 0 : turn + 1;
-        return turn != 0;
     }
 
     /// Before our worker starts a task that may run for long, with more queued: keep
