@@ -43,9 +43,9 @@
 // mismatch.
 //
 // Efficiency = (tasks * iterations * ns_per_iteration) / (wall ns * cores), the same as
-// (flops / wall) / (serial peak flop/s * cores); ns_per_iteration is the best of several
-// serial runs of the kernel with a large iteration count, measured in the same process
-// before the runtime starts (its idle workers would spin beside it). cores = the workers
+// (flops / wall) / (serial peak flop/s * cores); ns_per_iteration is the median of many
+// 2 ms serial runs of the kernel, measured in the same process before the runtime starts
+// (its idle workers would spin beside it; see measure_ns_per_iteration). cores = the workers
 // (or ranks), capped at the hardware threads. task_us = iterations * ns_per_iteration.
 // Task Bench's own scripts plot efficiency against "time per task" = wall * cores / tasks
 // (at 50 % efficiency twice the kernel's duration); it is printed as granularity_us.
@@ -276,12 +276,17 @@ struct alignas(64) cell {
 // ---------------------------------------------------------------------------------------
 // The serial peak
 
-/// Nanoseconds per kernel iteration on this thread: the best of `samples` runs of about
-/// `sample_seconds` each, after growing the iteration count until a run takes 1 ms. The
-/// best, not the median: other load on a shared machine only ever slows a sample down,
-/// and many short samples are likelier than a few long ones to find a time slice of
-/// their own (with 3 runnable threads per core, 10 ms samples all came out 2.4x slow).
-inline double measure_ns_per_iteration(unsigned samples = 15, double sample_seconds = 0.002) {
+/// Nanoseconds per kernel iteration on this thread: the median of `samples` runs of about
+/// `sample_seconds` each, after growing the iteration count until a run takes 1 ms.
+/// Short samples, because with other load on a shared machine a few long ones all come
+/// out slow (with 3 runnable threads per core, 10 ms samples were all 2.4x slow) while
+/// most short ones still find a time slice of their own. The median, not the best: on
+/// this 2-vCPU guest the fastest of 500 quiet 2 ms samples was 5 % faster than their
+/// median and mean, a rate no sustained run reaches (the serial program itself ran at
+/// 94-96 % of the best sample), so a peak taken from the best would cap every
+/// implementation near 95 %. scripts/taskgraph_tables takes the lowest of these medians
+/// over a program's processes, which drops the processes that measured under load.
+inline double measure_ns_per_iteration(unsigned samples = 21, double sample_seconds = 0.002) {
     volatile double sink = 0;
     auto time_kernel = [&](std::uint64_t n) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -296,9 +301,10 @@ inline double measure_ns_per_iteration(unsigned samples = 15, double sample_seco
         s = time_kernel(n);
     }
     n = std::max<std::uint64_t>(n, static_cast<std::uint64_t>(static_cast<double>(n) * sample_seconds / s));
-    double best = 1e300;
-    for (unsigned k = 0; k < samples; ++k) best = std::min(best, time_kernel(n) / static_cast<double>(n));
-    return best * 1e9;
+    std::vector<double> ns(samples);
+    for (double& x : ns) x = time_kernel(n) / static_cast<double>(n) * 1e9;
+    std::nth_element(ns.begin(), ns.begin() + samples / 2, ns.end());
+    return ns[samples / 2];
 }
 
 // ---------------------------------------------------------------------------------------
