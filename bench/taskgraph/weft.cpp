@@ -72,6 +72,13 @@ value_future spawn_k(const How& how, task_body body, const value_future* row, co
     return out;
 }
 
+/// Waits until every task of steps [first, last) has run, newest first.
+template <class Row>
+void wait_steps(const tg::graph& g, Row&& row, unsigned first, unsigned last) {
+    for (unsigned s = last; s-- > first;)
+        for (unsigned i = g.width_at(s); i-- > 0;) row(s)[i].wait();
+}
+
 /// Builds and runs the whole graph once; `how(i)` is the launch policy or executor of
 /// column i. Returns the result hash. Runs as a task.
 template <class How>
@@ -82,8 +89,11 @@ std::uint64_t run_graph(const tg::graph& g, std::vector<value_future>& ring, uns
     for (unsigned t = 0; t < g.steps; ++t) {
         if (t >= span && t % chunk == 0) {
             // The steps this chunk will overwrite: every task of them has run before they go.
-            for (unsigned s = t - span; s < t - span + chunk; ++s)
-                for (unsigned i = 0, n = g.width_at(s); i < n; ++i) row(s)[i].wait();
+            // Newest first: once those are ready the older ones mostly are too, so the
+            // builder suspends about once per column instead of once per task (oldest
+            // first, each completion resumed it only to wait for the next task: 13 % of
+            // the time at a near-empty kernel went to suspending and resuming it).
+            wait_steps(g, row, t - span, t - span + chunk);
         }
         value_future* const out = row(t);
         const value_future* const in = t == 0 ? nullptr : row(t - 1);
@@ -95,9 +105,7 @@ std::uint64_t run_graph(const tg::graph& g, std::vector<value_future>& ring, uns
     }
     // The steps still in the ring (the older ones were waited for above). Not only the
     // last step: in a tree, most tasks of a step have no descendant in it.
-    const unsigned first = g.steps > span ? g.steps - span : 0;
-    for (unsigned s = first; s < g.steps; ++s)
-        for (unsigned i = 0, n = g.width_at(s); i < n; ++i) row(s)[i].wait();
+    wait_steps(g, row, g.steps > span ? g.steps - span : 0, g.steps);
     std::vector<std::uint64_t> last(g.width_at(g.steps - 1));
     for (unsigned i = 0; i < last.size(); ++i) last[i] = row(g.steps - 1)[i].get();
     return tg::result_hash(g, last.data());

@@ -66,6 +66,10 @@ const definition definition_table[] = {
      [](const raw& d, const raw&, double) { return d.stolen_to_pending; }},
     {"threads", "count/stolen-to-staged", "tasks", "new tasks this worker stole from others", true, false, false,
      [](const raw& d, const raw&, double) { return d.stolen_to_staged; }},
+    {"threads", "count/handed-to", "tasks",
+     "readied tasks (dataflow, continuations, resumptions) another worker handed straight to this one while it "
+     "spun idle (--weft:hand-off)",
+     true, false, false, [](const raw& d, const raw&, double) { return d.handed_to; }},
     {"threads", "queue/length", "tasks", "tasks queued now (the worker's queues; total adds shared queues)", true,
      false, true, [](const raw&, const raw& c, double) { return c.queue_length; }},
     {"threads", "count/instantaneous/all", "tasks", "tasks that exist now: spawned and not finished", false, false,

@@ -49,6 +49,7 @@ raw& raw::operator-=(const raw& b) noexcept {
     sub(stolen_to_pending, b.stolen_to_pending);
     sub(stolen_from_staged, b.stolen_from_staged);
     sub(stolen_from_pending, b.stolen_from_pending);
+    sub(handed_to, b.handed_to);
     sub(stacks_mapped, b.stacks_mapped);
     sub(stacks_unmapped, b.stacks_unmapped);
     sub(stacks_trimmed, b.stacks_trimmed);
@@ -72,6 +73,7 @@ raw& raw::operator+=(const raw& b) noexcept {
     stolen_to_pending += b.stolen_to_pending;
     stolen_from_staged += b.stolen_from_staged;
     stolen_from_pending += b.stolen_from_pending;
+    handed_to += b.handed_to;
     queue_length += b.queue_length;
     return *this;
 }
@@ -110,6 +112,7 @@ reading read_all(const scheduler& s) {
         x.stolen_to_pending = static_cast<double>(w.stolen_to_pending);
         x.stolen_from_staged = static_cast<double>(w.stolen_from_staged);
         x.stolen_from_pending = static_cast<double>(w.stolen_from_pending);
+        x.handed_to = static_cast<double>(w.handoffs_received);
         x.queue_length = static_cast<double>(w.queue_length);
         cached += static_cast<double>(w.cached_contexts);
         resumed_runs += static_cast<double>(w.resumed_runs);

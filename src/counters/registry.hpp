@@ -27,6 +27,7 @@ struct raw {
     double pending_accesses = 0, pending_misses = 0;
     double wait_staged_ticks = 0, wait_staged_samples = 0, wait_pending_ticks = 0, wait_pending_samples = 0;
     double stolen_to_staged = 0, stolen_to_pending = 0, stolen_from_staged = 0, stolen_from_pending = 0;
+    double handed_to = 0;
     // Instantaneous (never differenced); the task counts by state are total only.
     double queue_length = 0;
     double n_all = 0, n_active = 0, n_pending = 0, n_suspended = 0, n_staged = 0, n_terminated = 0;

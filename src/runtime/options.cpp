@@ -199,6 +199,7 @@ constexpr option_spec options[] = {
     {"queue-public", "WEFT_QUEUE_PUBLIC", true, "N  of which at most N visible to thieves (default 20)"},
     {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
     {"stack-trim", "WEFT_STACK_TRIM", true, "MS  every MS ms the stack pool gives back the memory of stacks unused that long and unmaps those beyond the decaying peak (default 1000; 0 = keep until stop)"},
+    {"hand-off", "WEFT_HAND_OFF", true, "on|off  hand tasks that dataflow, continuations and resumptions ready straight to a worker spinning idle (default on)"},
     {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
     {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report a (possible) deadlock after MS ms of idle workers with tasks suspended (default 1000; 0 = never)"},
     {"on-deadlock", "WEFT_ON_DEADLOCK", true, "auto|wait|exit  after a deadlock report: exit with code 3 when it is certain (default), keep waiting, or exit"},
@@ -228,6 +229,7 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "queue-public") cfg.queue_public = parse_queue_size(where, value);
     else if (name == "stack-size") cfg.stack_size = parse_stack_size(where, value);
     else if (name == "stack-trim") cfg.stack_trim_ms = parse_stack_trim(where, value);
+    else if (name == "hand-off") cfg.hand_off = parse_flag(where, value);
     else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
     else if (name == "deadlock-timeout") cfg.deadlock_timeout_ms = parse_timeout(where, value);
     else if (name == "on-deadlock") cfg.on_deadlock = parse_on_deadlock(where, value);

@@ -91,6 +91,7 @@ void runtime::start() {
                      : cfg_.on_deadlock == "wait" ? action::wait
                                                   : action::exit_if_certain;  // "auto", checked by validate()
     sc.timing = cfg_.counter_timing;
+    sc.hand_off = cfg_.hand_off;
     sc.tracing = !cfg_.trace_file.empty();
     sc.policy_options.values = {{"xqueue-domains", cfg_.xqueue_domains},
                                 {"hierarchy", cfg_.hierarchy},

@@ -89,6 +89,7 @@ scheduler_sample read_sample(const scheduler& s, std::uint64_t now) {
         x.cached_contexts = w.ctx_cache.size();  // approximate: a statistic
     }
     for (unsigned i = 0; i < n; ++i) r.workers[i].resumed_runs = s.worker_at(i).stats.resumed_runs.get();
+    for (unsigned i = 0; i < n; ++i) r.workers[i].handoffs_received = s.worker_at(i).stats.handoffs_received.get();
     for (unsigned i = 0; i < n; ++i)
         r.workers[i].started = s.worker_at(i).started.load(std::memory_order_relaxed);  // relaxed: a statistic
     r.external_resumes = s.external_resumes();

@@ -92,6 +92,7 @@ void worker_loop() noexcept {
             }
         }
         if (t == nullptr) {
+            s->open_handoff(w);  // from now on readiers may hand it a task directly
             // Background work first: if it did something (a message arrived, a task was
             // spawned), look for tasks again at once.
             if (s->background().run(w->index)) {
@@ -247,6 +248,50 @@ void scheduler::recycle_context(worker* w, context* c) noexcept {
 }
 
 task* scheduler::next_task(worker* w) noexcept {
+    if (!w->handoff.is_open()) return find_task(w);
+    if (task* t = w->handoff.poll()) {
+        w->stats.handoffs_received.add();
+        return t;
+    }
+    task* t = find_task(w);
+    if (t == nullptr) return nullptr;
+    // Found one itself: a task handed over meanwhile goes to its queues, where another
+    // idle worker can take it.
+    if (task* late = close_handoff(w, false)) {
+        try {
+            after_schedule(w, policy_->schedule(w, *late));
+        } catch (...) {
+            std::terminate();  // a queue could not grow: out of memory
+        }
+    }
+    return t;
+}
+
+void scheduler::open_handoff(worker* w) noexcept {
+    if (!cfg_.hand_off || w->index >= 64 || workers_.size() < 2) return;
+    w->handoff.open();
+    if (!w->handoff_in_mask) {
+        // The bit stays while the worker is busy (readiers then find its slot closed, in
+        // a line that stays in their caches) and goes when it parks: a worker that goes
+        // idle at every step writes the shared mask once, not twice a step.
+        // relaxed: the bit only steers readiers; the slot's CAS decides.
+        handoff_mask_.fetch_or(std::uint64_t{1} << w->index, std::memory_order_relaxed);
+        w->handoff_in_mask = true;
+    }
+}
+
+task* scheduler::close_handoff(worker* w, bool leave_mask) noexcept {
+    if (leave_mask && w->handoff_in_mask) {
+        // relaxed: as in open_handoff.
+        handoff_mask_.fetch_and(~(std::uint64_t{1} << w->index), std::memory_order_relaxed);
+        w->handoff_in_mask = false;
+    }
+    task* t = w->handoff.close();
+    if (t != nullptr) w->stats.handoffs_received.add();
+    return t;
+}
+
+task* scheduler::find_task(worker* w) noexcept {
     // Pinned tasks first (nobody else may run them), then the policy's, then pinned
     // tasks that yielded (a task yielding in a loop must not starve the worker).
     if (w->pinned.empty() && !w->pinned_inbox.empty()) {

@@ -108,6 +108,8 @@ void scheduler::set_active_workers(unsigned n) {
 }
 
 task* scheduler::park_until_work(worker* w) noexcept {
+    // A parked worker watches no mailbox: close it first (and run what came meanwhile).
+    if (task* t = close_handoff(w, true)) return t;
     // relaxed: ordered by the fence below.
     w->park.store(1, std::memory_order_relaxed);
     sleepers_.fetch_add(1, std::memory_order_relaxed);

@@ -6,6 +6,7 @@
 #include "background.hpp"
 #include "policies/local_queues.hpp"
 
+#include <weft/concurrency/handoff_slot.hpp>
 #include <weft/concurrency/owner_counter.hpp>
 #include <weft/ext/scheduler_policy.hpp>
 #include <weft/platform/cycle_clock.hpp>
@@ -42,6 +43,7 @@ struct alignas(cache_line_size) loop_stats {
     owner_counter suspends;         ///< phases that ended in a suspension
     owner_counter resumed_runs;     ///< resumed tasks this worker picked up
     owner_counter resumes;          ///< resume() calls this worker made
+    owner_counter handoffs_received;  ///< readied tasks handed to this worker's mailbox
     std::atomic<std::uint64_t> loop_start{0};  ///< tick the loop started (0: not yet)
     std::atomic<std::uint64_t> loop_end{0};    ///< tick the loop ended (0: still running)
     /// Start tick of the application phase running now (0: none), so that a reading
@@ -67,6 +69,10 @@ struct alignas(cache_line_size) worker : worker_hot {
     /// its own: the owner reads it once per loop turn, producers write it rarely.
     alignas(cache_line_size) ext::mpsc_inbox<task, &task::next> pinned_inbox;
 
+    /// The direct hand-off mailbox (scheduler::try_hand_off), open while this worker
+    /// spins idle. On a line of its own: the owner spins on it.
+    ext::handoff_slot<task> handoff;
+
     // Owner only from here on.
     alignas(cache_line_size) context thread_ctx;  ///< the OS thread's own stack
     context_cache ctx_cache;                      ///< recycled task stacks (first level of contexts_)
@@ -75,6 +81,8 @@ struct alignas(cache_line_size) worker : worker_hot {
     task* own_stack_first = nullptr;              ///< the task a new own-stack context starts with
     std::size_t inline_reserve = 0;               ///< see worker_hot::inline_floor
     unsigned idle_spins = 0;
+    /// This worker's bit is set in the scheduler's hand-off mask.
+    bool handoff_in_mask = false;
     /// Tasks the loop takes before it runs the background work again (busy workers).
     std::uint32_t background_countdown = 1;
     /// This worker polls the background work instead of parking (scheduler::keep_polling).
@@ -128,6 +136,10 @@ public:
 
     void spawn(worker* self, task* t);
     void resume(worker* self, task* t) noexcept;
+    /// Direct hand-off: gives the readied task `t` to a worker other than `self` that
+    /// spins idle with its mailbox open; false if none took it (then queue it as usual).
+    /// Normal-priority tasks only, neither pinned nor needing a stack of their own.
+    bool try_hand_off(worker* self, task* t) noexcept;
     /// Calls fn(arg) on the timer thread at (or soon after) `when`.
     void add_timer(std::chrono::steady_clock::time_point when, void (*fn)(void*) noexcept, void* arg);
 
@@ -162,9 +174,17 @@ public:
     ext::scheduler_policy& policy() noexcept { return *policy_; }
     const ext::scheduler_policy& policy() const noexcept { return *policy_; }
     void after_schedule(worker* self, ext::placement p) noexcept;
-    /// The next task for `w`: its pinned tasks, then the policy's, then pinned tasks
-    /// that yielded.
+    /// The next task for `w`: one handed to its open mailbox, its pinned tasks, then the
+    /// policy's, then pinned tasks that yielded. Finding one closes the mailbox.
     task* next_task(worker* w) noexcept;
+    /// An idle worker about to spin: opens its mailbox to readied tasks (when hand-off
+    /// is on and the worker has a bit in the open mask).
+    void open_handoff(worker* w) noexcept;
+    /// Closes `w`'s mailbox (and, `leave_mask`, takes it out of the readiers' mask: it
+    /// parks); returns the task handed to it meanwhile, if any.
+    task* close_handoff(worker* w, bool leave_mask) noexcept;
+    /// next_task without the mailbox.
+    task* find_task(worker* w) noexcept;
     /// Puts a pinned task into its worker's inbox.
     ext::placement place_pinned(task& t) noexcept;
     task* park_until_work(worker* w) noexcept;
@@ -247,7 +267,13 @@ private:
     std::condition_variable idle_cv_;
     std::uint64_t idle_epoch_ = 0;
 
-    context_pool contexts_;  // every task stack, and the pool behind the workers' caches
+    // Bit i: worker i's hand-off mailbox is open (workers 0-63 only). A readier reads it
+    // once per readied task that the bypass slot did not take; on a line of its own,
+    // since idle workers flip their bits as they come and go.
+    alignas(cache_line_size) std::atomic<std::uint64_t> handoff_mask_{0};
+    static constexpr int max_handoff_candidates = 4;
+
+    alignas(cache_line_size) context_pool contexts_;  // every task stack, and the pool behind the workers' caches
     background_registry background_;
 
     // Timers for sleep_for / sleep_until.

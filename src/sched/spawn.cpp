@@ -8,6 +8,7 @@
 #include <weft/sched/detail/spawn.hpp>
 #include <weft/sched/detail/suspend.hpp>
 
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -91,6 +92,7 @@ void scheduler::resume(worker* self, task* t) noexcept {
     if (cfg_.timing || cfg_.tracing) t->queued_at = cycle_clock_now();
     if (self != nullptr) self->stats.resumes.add();
     else external_resumes_.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+    if (self != nullptr && try_hand_off(self, t)) return;
     ext::placement p;
     try {
         p = (t->flags & task_flag_pinned) != 0 ? place_pinned(*t) : policy_->schedule(self, *t);
@@ -119,6 +121,42 @@ void scheduler::after_schedule(worker* self, ext::placement p) noexcept {
 
 // ---------------------------------------------------------------------------------
 // The functions header-only code calls (sched/detail/spawn.hpp and suspend.hpp).
+
+bool scheduler::try_hand_off(worker* self, task* t) noexcept {
+    if (t->prio != task_priority::normal || (t->flags & (task_flags_slow_path | task_flag_yielded)) != 0) return false;
+    // relaxed: the mask only steers (its bits outlive a worker's idle spell, see
+    // open_handoff); the slot's CAS decides, and its release publishes the task.
+    std::uint64_t open = handoff_mask_.load(std::memory_order_relaxed);
+    if (self->index < 64) open &= ~(std::uint64_t{1} << self->index);
+    if (open == 0) return false;
+    // From the first worker after the readier: readiers spread over idle workers. A few
+    // candidates at most: a busy worker's slot costs a read of a line that stays in the
+    // readier's cache, but a readier must not scan a machine for every task.
+    const int shift = static_cast<int>((self->index + 1) % 64);
+    open = std::rotr(open, shift);
+    const bool fresh = !t->is_resumed();
+    std::uint64_t before = 0;
+    bool counted = false;
+    for (int tries = 0; open != 0 && tries < max_handoff_candidates; ++tries) {
+        const int bit = std::countr_zero(open);
+        open &= open - 1;
+        const auto target = static_cast<std::size_t>((bit + shift) % 64);
+        if (target >= workers_.size() || !workers_[target]->handoff.accepts()) continue;
+        if (fresh && !counted) {
+            before = note_spawn(self, t);  // counted before anyone can finish it
+            sample_queue_wait(self, t);
+            counted = true;
+        }
+        if (workers_[target]->handoff.offer(t)) return true;
+    }
+    if (counted) self->spawned.store(before, std::memory_order_release);  // release: as in note_spawn
+    return false;
+}
+
+void spawn_ready(task* t) {
+    if (worker* w = current_worker(); w != nullptr && w->sched->try_hand_off(w, t)) return;
+    spawn(t);
+}
 
 void spawn(task* t) {
     worker* w = current_worker();

@@ -304,6 +304,10 @@ TEST(options, counter_and_trace_options_are_read_and_removed) {
     EXPECT_EQ(parse({"prog", "--weft:print-counter-format=text"}).print_counter_format, "text");
     EXPECT_EQ(parse({"prog", "--weft:print-counter-interval=0"}).print_counter_interval_ms, 0u);
     EXPECT_EQ(parse({"prog", "--weft:print-counter-interval=3600000"}).print_counter_interval_ms, 3600000u);
+    EXPECT_TRUE(parse({"prog"}).hand_off);  // on by default
+    EXPECT_FALSE(parse({"prog", "--weft:hand-off=off"}).hand_off);
+    EXPECT_TRUE(parse({"prog", "--weft:hand-off=off", "--weft:hand-off=on"}).hand_off);
+    EXPECT_FALSE(parse({"prog"}, {{"WEFT_HAND_OFF", "0"}}).hand_off);
     EXPECT_TRUE(parse({"prog", "--weft:counter-timing=on"}).counter_timing);
     EXPECT_FALSE(parse({"prog", "--weft:counter-timing=0"}).counter_timing);
     EXPECT_TRUE(parse({"prog", "--weft:counter-timing=off", "--weft:counter-timing=yes"}).counter_timing);  // last wins
@@ -347,6 +351,7 @@ TEST(options, bad_counter_option_values_name_the_option) {
     expect_error({"prog", "--weft:print-counter-destination="}, "--weft:print-counter-destination", "file name");
     expect_error({"prog", "--weft:trace="}, "--weft:trace", "file name");
     expect_error({"prog", "--weft:counter-timing=maybe"}, "--weft:counter-timing", "on/off");
+    expect_error({"prog", "--weft:hand-off=sometimes"}, "--weft:hand-off", "on/off");
     expect_error({"prog", "--weft:print-counter"}, "--weft:print-counter", "needs a value");
     expect_error({"prog", "--weft:trace"}, "--weft:trace", "needs a value");
     expect_error({"prog", "--weft:reset-counters=1"}, "--weft:reset-counters", "takes no value");

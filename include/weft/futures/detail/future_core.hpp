@@ -462,8 +462,9 @@ void complete_from(shared_state<R>& s, Call&& call, Done&& done) noexcept {
 
 /// Starts task `t`, whose inputs are all ready, as its launch policy says: sync (and
 /// deferred, which a waiter started) runs it here within the inline bound, async prefers
-/// the scheduler bypass; otherwise, and past the bound, it is spawned, or run here if
-/// the runtime is gone rather than never. Run is t's invoke function, called directly.
+/// the scheduler bypass; otherwise, and past the bound, it is spawned (handed straight to
+/// a worker spinning idle if there is one: spawn_ready), or run here if the runtime is
+/// gone rather than never. Run is t's invoke function, called directly.
 template <class Policy, void (*Run)(task*) noexcept>
 void launch_ready(task* t) noexcept {
     if constexpr (std::is_same_v<Policy, launch::sync_policy> || std::is_same_v<Policy, launch::deferred_policy>) {
@@ -474,7 +475,7 @@ void launch_ready(task* t) noexcept {
         if (try_bypass(t)) return;
     }
     try {
-        spawn(t);
+        spawn_ready(t);
     } catch (...) {
         Run(t);
     }

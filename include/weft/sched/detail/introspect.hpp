@@ -47,6 +47,8 @@ struct scheduler_config {
     deadlock_action on_deadlock = deadlock_action::exit_if_certain;
     /// Time task phases and queue waits (the loop reads the cycle clock).
     bool timing = true;
+    /// Readied tasks go straight to a worker spinning idle (runtime_config::hand_off).
+    bool hand_off = true;
     /// Record a timeline per worker (implies reading the clock); events kept per worker.
     bool tracing = false;
     std::size_t trace_limit = std::size_t{1} << 21;
@@ -126,6 +128,7 @@ struct worker_sample {
     std::uint64_t stolen_to_staged = 0, stolen_to_pending = 0, stolen_from_staged = 0, stolen_from_pending = 0;
     std::uint64_t queue_length = 0, cached_contexts = 0;
     std::uint64_t resumed_runs = 0, started = 0, resumes = 0, spawned = 0;
+    std::uint64_t handoffs_received = 0;  ///< readied tasks handed to its mailbox
 };
 
 /// Every worker's counts and the scheduler's own, read at one moment (not atomically).

@@ -169,6 +169,10 @@ inline bool try_take_back_fast(worker_hot* w, task* t) noexcept {
 /// Makes a new (staged) task runnable. Throws weft::runtime_state_error when no
 /// runtime is running.
 void spawn(task* t);
+/// spawn() for a task that a finished input readied (dataflow, continuations): on a
+/// worker, it first offers it to a worker spinning idle (direct hand-off,
+/// runtime_config::hand_off).
+void spawn_ready(task* t);
 
 /// Runs `t` inline on the caller's stack if it is the task the calling worker spawned
 /// most recently, nobody took it yet and enough stack is left; returns true if it ran.
