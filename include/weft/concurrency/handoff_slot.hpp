@@ -105,7 +105,9 @@ public:
 private:
     static constexpr std::uintptr_t closed_word = 0, open_word = 1;
     std::atomic<std::uintptr_t> word_{closed_word};
-    bool open_ = false;  // owner only; next to the word, which the owner writes at the same moments
+    // Owner only, on a line of its own: poll() writes it when it takes an item, and the
+    // givers' copies of the word's line must survive that.
+    alignas(cache_line_size) bool open_ = false;
 };
 
 }  // namespace weft::ext

@@ -1,0 +1,269 @@
+// Parcels (seed 004 §II: "a parcel is a message that carries an action to be performed
+// at the destination"): the wire format, checked on the way in, and how a remote
+// action's exception travels back (issue #23).
+#pragma once
+
+#include <weft/distributed/serialization.hpp>
+
+#include <cxxabi.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <typeinfo>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+/// An exception thrown by a remote action whose type does not travel (anything but the
+/// standard exception types and weft's, see parcel.hpp's exception_kind): what() holds
+/// the original type's name, its message and the locality it was thrown on.
+class remote_exception : public error {
+public:
+    remote_exception(std::string type, std::string message, std::uint32_t locality)
+        : error("exception of type " + type + " on locality " + std::to_string(locality) + ": " + message),
+          type_(std::move(type)), message_(std::move(message)), locality_(locality) {}
+    const std::string& type_name() const noexcept { return type_; }
+    const std::string& message() const noexcept { return message_; }
+    std::uint32_t locality() const noexcept { return locality_; }
+
+private:
+    std::string type_, message_;
+    std::uint32_t locality_;
+};
+
+}  // namespace weft
+
+namespace weft::distributed::detail {
+
+/// What a parcel carries.
+enum class parcel_kind : std::uint8_t {
+    call = 1,       ///< run `action` with the payload's arguments; answer `continuation` unless 0
+    result = 2,     ///< complete `continuation` with the payload's value
+    exception = 3,  ///< complete `continuation` with the payload's encoded exception
+};
+
+/// The fixed part of a parcel, as it travels (trivially copyable, 40 bytes). A message
+/// is one or more parcels back to back; each header is followed by its chunks' sizes
+/// (`chunks` of 8 bytes) and its payload (`payload_bytes`: the archive's bytes). The
+/// chunks themselves travel as messages of their own, in order.
+struct parcel_header {
+    std::uint32_t magic = parcel_magic;
+    std::uint8_t version = parcel_version;
+    parcel_kind kind = parcel_kind::call;
+    std::uint16_t reserved = 0;
+    std::uint32_t source = 0;       ///< sending locality
+    std::uint32_t destination = 0;  ///< receiving locality
+    std::uint32_t action = 0;       ///< call: the action's id
+    std::uint32_t chunks = 0;       ///< zero-copy chunks that follow the message
+    std::uint64_t continuation = 0; ///< call: the caller's continuation (0: none); else the one to complete
+    std::uint64_t payload_bytes = 0;
+
+    static constexpr std::uint32_t parcel_magic = 0x50544657;  // "WFTP" in memory order
+    static constexpr std::uint8_t parcel_version = 1;
+    /// More chunks than this in one parcel is a malformed parcel.
+    static constexpr std::uint32_t max_chunks = 4096;
+};
+static_assert(sizeof(parcel_header) == 40 && std::is_trivially_copyable_v<parcel_header>);
+
+/// A parcel found in a message: its header, chunk sizes and payload (views into the message).
+struct parcel_view {
+    parcel_header header;
+    std::vector<std::uint64_t> chunk_sizes;
+    std::span<const std::byte> payload;
+};
+
+/// Appends a parcel to `message`: header, chunk sizes, payload.
+inline void append_parcel(std::vector<std::byte>& message, parcel_header h, std::span<const serialization::chunk> chunks,
+                          std::span<const std::byte> payload) {
+    h.chunks = static_cast<std::uint32_t>(chunks.size());
+    h.payload_bytes = payload.size();
+    const std::size_t at = message.size();
+    message.resize(at + sizeof h + chunks.size() * sizeof(std::uint64_t) + payload.size());
+    std::byte* p = message.data() + at;
+    std::memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    for (const auto& c : chunks) {
+        const std::uint64_t size = c.size;
+        std::memcpy(p, &size, sizeof size);
+        p += sizeof size;
+    }
+    if (!payload.empty()) std::memcpy(p, payload.data(), payload.size());
+}
+
+/// What a receiving locality knows to check a message against.
+struct parcel_limits {
+    std::uint32_t here = 0;        ///< this locality: every parcel must be addressed to it
+    std::uint32_t localities = 1;  ///< sources must be below this
+    std::size_t actions = 0;       ///< call parcels' action ids must be below this
+};
+
+/// Splits a message into its parcels, checking every header against `limits` (magic,
+/// version, kind, source, destination, action, chunk count, sizes within the message).
+/// @throws weft::serialization_error at the first malformed parcel; nothing is trusted.
+inline std::vector<parcel_view> split_message(std::span<const std::byte> message, const parcel_limits& limits) {
+    std::vector<parcel_view> out;
+    std::size_t pos = 0;
+    auto fail = [&](const std::string& what) {
+        throw serialization_error("weft: malformed parcel " + std::to_string(out.size()) + " at byte " +
+                                  std::to_string(pos) + " of a " + std::to_string(message.size()) +
+                                  "-byte message: " + what);
+    };
+    if (message.empty()) fail("an empty message");
+    while (pos < message.size()) {
+        parcel_view v;
+        if (message.size() - pos < sizeof(parcel_header)) fail("truncated header");
+        std::memcpy(&v.header, message.data() + pos, sizeof(parcel_header));
+        const parcel_header& h = v.header;
+        if (h.magic != parcel_header::parcel_magic) fail("bad magic (not a weft parcel)");
+        if (h.version != parcel_header::parcel_version)
+            fail("version " + std::to_string(h.version) + ", this build speaks " +
+                 std::to_string(parcel_header::parcel_version));
+        if (h.kind != parcel_kind::call && h.kind != parcel_kind::result && h.kind != parcel_kind::exception)
+            fail("unknown kind " + std::to_string(static_cast<unsigned>(h.kind)));
+        if (h.destination != limits.here)
+            fail("addressed to locality " + std::to_string(h.destination) + ", received on " +
+                 std::to_string(limits.here));
+        if (h.source >= limits.localities) fail("from locality " + std::to_string(h.source) + " of " + std::to_string(limits.localities));
+        if (h.kind == parcel_kind::call && h.action >= limits.actions)
+            fail("action " + std::to_string(h.action) + " of " + std::to_string(limits.actions));
+        if (h.kind != parcel_kind::call && h.continuation == 0) fail("a result for continuation 0");
+        if (h.chunks > parcel_header::max_chunks) fail(std::to_string(h.chunks) + " chunks");
+        pos += sizeof(parcel_header);
+        if ((message.size() - pos) / sizeof(std::uint64_t) < h.chunks) fail("truncated chunk sizes");
+        v.chunk_sizes.resize(h.chunks);
+        if (h.chunks != 0) std::memcpy(v.chunk_sizes.data(), message.data() + pos, h.chunks * sizeof(std::uint64_t));
+        pos += h.chunks * sizeof(std::uint64_t);
+        for (const std::uint64_t s : v.chunk_sizes)
+            if (s > serialization::input_archive::max_count) fail("a chunk of " + std::to_string(s) + " bytes");
+        if (h.payload_bytes > message.size() - pos)
+            fail("a payload of " + std::to_string(h.payload_bytes) + " bytes, " + std::to_string(message.size() - pos) +
+                 " left");
+        v.payload = message.subspan(pos, static_cast<std::size_t>(h.payload_bytes));
+        pos += static_cast<std::size_t>(h.payload_bytes);
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+// --- Exceptions across localities ---------------------------------------------------
+
+/// A type's name as written (the ABI's demangler), or its mangled name if that fails.
+inline std::string type_name(const std::type_info& t) {
+    int status = 0;
+    const std::unique_ptr<char, void (*)(void*)> s(abi::__cxa_demangle(t.name(), nullptr, nullptr, &status), std::free);
+    return status == 0 && s ? std::string(s.get()) : std::string(t.name());
+}
+
+/// The exception types that travel as themselves.
+enum class exception_kind : std::uint8_t {
+    other = 0,  ///< anything else: weft::remote_exception on arrival
+    runtime_error, logic_error, invalid_argument, out_of_range, length_error, domain_error, range_error,
+    overflow_error, underflow_error, bad_alloc, exception,
+    weft_error, runtime_state_error, bad_option, serialization_error, remote_exception, lco_error,
+    count
+};
+
+/// Encodes the exception `e` thrown on locality `here` (kind, type name, message, origin).
+inline void encode_exception(serialization::output_archive& out, const std::exception_ptr& e, std::uint32_t here) {
+    exception_kind kind = exception_kind::other;
+    std::string type = "an exception of unknown type", message;
+    std::uint32_t origin = here;
+    std::int32_t code = 0;
+    try {
+        std::rethrow_exception(e);
+    } catch (const weft::remote_exception& x) {  // forwarded: keep where it came from
+        kind = exception_kind::remote_exception;
+        type = x.type_name();
+        message = x.message();
+        origin = x.locality();
+    } catch (const weft::lco_error& x) {
+        kind = exception_kind::lco_error, type = type_name(typeid(x)), message = x.what(), code = x.code().value();
+    } catch (const weft::serialization_error& x) {
+        kind = exception_kind::serialization_error, type = type_name(typeid(x)), message = x.what();
+    } catch (const weft::bad_option& x) {
+        kind = exception_kind::bad_option, type = type_name(typeid(x)), message = x.what();
+    } catch (const weft::runtime_state_error& x) {
+        kind = exception_kind::runtime_state_error, type = type_name(typeid(x)), message = x.what();
+    } catch (const weft::error& x) {
+        kind = typeid(x) == typeid(weft::error) ? exception_kind::weft_error : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::invalid_argument& x) {
+        kind = typeid(x) == typeid(std::invalid_argument) ? exception_kind::invalid_argument : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::out_of_range& x) {
+        kind = typeid(x) == typeid(std::out_of_range) ? exception_kind::out_of_range : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::length_error& x) {
+        kind = typeid(x) == typeid(std::length_error) ? exception_kind::length_error : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::domain_error& x) {
+        kind = typeid(x) == typeid(std::domain_error) ? exception_kind::domain_error : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::logic_error& x) {
+        kind = typeid(x) == typeid(std::logic_error) ? exception_kind::logic_error : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::range_error& x) {
+        kind = typeid(x) == typeid(std::range_error) ? exception_kind::range_error : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::overflow_error& x) {
+        kind = typeid(x) == typeid(std::overflow_error) ? exception_kind::overflow_error : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::underflow_error& x) {
+        kind = typeid(x) == typeid(std::underflow_error) ? exception_kind::underflow_error : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::runtime_error& x) {
+        kind = typeid(x) == typeid(std::runtime_error) ? exception_kind::runtime_error : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (const std::bad_alloc& x) {
+        kind = exception_kind::bad_alloc, type = type_name(typeid(x)), message = x.what();
+    } catch (const std::exception& x) {
+        kind = typeid(x) == typeid(std::exception) ? exception_kind::exception : exception_kind::other;
+        type = type_name(typeid(x)), message = x.what();
+    } catch (...) {
+    }
+    out(static_cast<std::uint8_t>(kind), type, message, origin, code);
+}
+
+/// The exception encode_exception wrote, as an exception_ptr of the same type where the
+/// type travels, else weft::remote_exception. @throws weft::serialization_error.
+inline std::exception_ptr decode_exception(serialization::input_archive& in) {
+    std::uint8_t k = 0;
+    std::string type, message;
+    std::uint32_t origin = 0;
+    std::int32_t code = 0;
+    in(k, type, message, origin, code);
+    in.finish();
+    if (k >= static_cast<std::uint8_t>(exception_kind::count)) in.fail("an exception kind of " + std::to_string(k));
+    switch (static_cast<exception_kind>(k)) {
+        case exception_kind::runtime_error: return std::make_exception_ptr(std::runtime_error(message));
+        case exception_kind::logic_error: return std::make_exception_ptr(std::logic_error(message));
+        case exception_kind::invalid_argument: return std::make_exception_ptr(std::invalid_argument(message));
+        case exception_kind::out_of_range: return std::make_exception_ptr(std::out_of_range(message));
+        case exception_kind::length_error: return std::make_exception_ptr(std::length_error(message));
+        case exception_kind::domain_error: return std::make_exception_ptr(std::domain_error(message));
+        case exception_kind::range_error: return std::make_exception_ptr(std::range_error(message));
+        case exception_kind::overflow_error: return std::make_exception_ptr(std::overflow_error(message));
+        case exception_kind::underflow_error: return std::make_exception_ptr(std::underflow_error(message));
+        case exception_kind::bad_alloc: return std::make_exception_ptr(std::bad_alloc());
+        case exception_kind::weft_error: return std::make_exception_ptr(weft::error(message));
+        case exception_kind::runtime_state_error: return std::make_exception_ptr(weft::runtime_state_error(message));
+        case exception_kind::bad_option: return std::make_exception_ptr(weft::bad_option(message));
+        case exception_kind::serialization_error: return std::make_exception_ptr(weft::serialization_error(message));
+        case exception_kind::lco_error:
+            return std::make_exception_ptr(weft::lco_error(static_cast<std::errc>(code), message));
+        case exception_kind::exception:
+        case exception_kind::other:
+        case exception_kind::remote_exception:
+        case exception_kind::count: break;
+    }
+    return std::make_exception_ptr(weft::remote_exception(type, message, origin));
+}
+
+}  // namespace weft::distributed::detail
