@@ -15,6 +15,7 @@
 #include <exception>
 #include <new>
 #include <span>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -170,7 +171,33 @@ enum class exception_kind : std::uint8_t {
     count
 };
 
-/// Encodes the exception `e` thrown on locality `here` (kind, type name, message, origin).
+/// The kind of an exception whose type is exactly one that travels, else other (a
+/// subclass does not travel as its base: it would lose what makes it a subclass).
+inline exception_kind kind_of(const std::type_info& t) noexcept {
+    static const std::pair<const std::type_info*, exception_kind> known[] = {
+        {&typeid(std::runtime_error), exception_kind::runtime_error},
+        {&typeid(std::logic_error), exception_kind::logic_error},
+        {&typeid(std::invalid_argument), exception_kind::invalid_argument},
+        {&typeid(std::out_of_range), exception_kind::out_of_range},
+        {&typeid(std::length_error), exception_kind::length_error},
+        {&typeid(std::domain_error), exception_kind::domain_error},
+        {&typeid(std::range_error), exception_kind::range_error},
+        {&typeid(std::overflow_error), exception_kind::overflow_error},
+        {&typeid(std::underflow_error), exception_kind::underflow_error},
+        {&typeid(std::bad_alloc), exception_kind::bad_alloc},
+        {&typeid(weft::error), exception_kind::weft_error},
+        {&typeid(weft::runtime_state_error), exception_kind::runtime_state_error},
+        {&typeid(weft::bad_option), exception_kind::bad_option},
+        {&typeid(weft::serialization_error), exception_kind::serialization_error},
+        {&typeid(weft::lco_error), exception_kind::lco_error},
+    };
+    for (const auto& [type, kind] : known)
+        if (*type == t) return kind;
+    return exception_kind::other;
+}
+
+/// Encodes the exception `e` thrown on locality `here`: kind, type name, message, origin
+/// and (for weft::lco_error) the error code.
 inline void encode_exception(serialization::output_archive& out, const std::exception_ptr& e, std::uint32_t here) {
     exception_kind kind = exception_kind::other;
     std::string type = "an exception of unknown type", message;
@@ -183,49 +210,11 @@ inline void encode_exception(serialization::output_archive& out, const std::exce
         type = x.type_name();
         message = x.message();
         origin = x.locality();
-    } catch (const weft::lco_error& x) {
-        kind = exception_kind::lco_error, type = type_name(typeid(x)), message = x.what(), code = x.code().value();
-    } catch (const weft::serialization_error& x) {
-        kind = exception_kind::serialization_error, type = type_name(typeid(x)), message = x.what();
-    } catch (const weft::bad_option& x) {
-        kind = exception_kind::bad_option, type = type_name(typeid(x)), message = x.what();
-    } catch (const weft::runtime_state_error& x) {
-        kind = exception_kind::runtime_state_error, type = type_name(typeid(x)), message = x.what();
-    } catch (const weft::error& x) {
-        kind = typeid(x) == typeid(weft::error) ? exception_kind::weft_error : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::invalid_argument& x) {
-        kind = typeid(x) == typeid(std::invalid_argument) ? exception_kind::invalid_argument : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::out_of_range& x) {
-        kind = typeid(x) == typeid(std::out_of_range) ? exception_kind::out_of_range : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::length_error& x) {
-        kind = typeid(x) == typeid(std::length_error) ? exception_kind::length_error : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::domain_error& x) {
-        kind = typeid(x) == typeid(std::domain_error) ? exception_kind::domain_error : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::logic_error& x) {
-        kind = typeid(x) == typeid(std::logic_error) ? exception_kind::logic_error : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::range_error& x) {
-        kind = typeid(x) == typeid(std::range_error) ? exception_kind::range_error : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::overflow_error& x) {
-        kind = typeid(x) == typeid(std::overflow_error) ? exception_kind::overflow_error : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::underflow_error& x) {
-        kind = typeid(x) == typeid(std::underflow_error) ? exception_kind::underflow_error : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::runtime_error& x) {
-        kind = typeid(x) == typeid(std::runtime_error) ? exception_kind::runtime_error : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
-    } catch (const std::bad_alloc& x) {
-        kind = exception_kind::bad_alloc, type = type_name(typeid(x)), message = x.what();
     } catch (const std::exception& x) {
-        kind = typeid(x) == typeid(std::exception) ? exception_kind::exception : exception_kind::other;
-        type = type_name(typeid(x)), message = x.what();
+        kind = kind_of(typeid(x));
+        type = type_name(typeid(x));
+        message = x.what();
+        if (kind == exception_kind::lco_error) code = static_cast<const weft::lco_error&>(x).code().value();
     } catch (...) {
     }
     out(static_cast<std::uint8_t>(kind), type, message, origin, code);

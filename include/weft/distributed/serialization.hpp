@@ -578,43 +578,34 @@ struct codec<std::monostate> {
     static void read(input_archive&, std::monostate&) {}
 };
 
-template <class T, class D>
-struct codec<std::unique_ptr<T, D>> {
-    static_assert(!std::is_array_v<T>, "weft::serialization: unique_ptr<T[]> has no size to send; use std::vector");
+namespace detail {
+
+/// unique_ptr and shared_ptr: a presence byte, then the pointee by value.
+template <class P, class T>
+struct pointer_codec {
+    static_assert(!std::is_array_v<T>, "weft::serialization: a pointer to an array has no size to send; use std::vector");
     static_assert(!std::is_polymorphic_v<T>, "weft::serialization: pointers travel by value; a polymorphic type would be sliced");
-    static void write(output_archive& ar, const std::unique_ptr<T, D>& p) {
+    static void write(output_archive& ar, const P& p) {
         ar.write_byte(p ? 1 : 0);
         if (p) ar.write(*p);
     }
-    static void read(input_archive& ar, std::unique_ptr<T, D>& p) {
-        if (!ar.read_flag("a unique_ptr's presence")) {
+    static void read(input_archive& ar, P& p) {
+        if (!ar.read_flag("a pointer's presence")) {
             p.reset();
             return;
         }
-        auto v = std::make_unique<T>();
+        auto v = std::make_unique<std::remove_const_t<T>>();
         ar.read(*v);
-        p = std::move(v);
+        p = P(std::move(v));
     }
 };
 
+}  // namespace detail
+
 template <class T>
-struct codec<std::shared_ptr<T>> {
-    static_assert(!std::is_array_v<T>, "weft::serialization: shared_ptr<T[]> has no size to send; use std::vector");
-    static_assert(!std::is_polymorphic_v<T>, "weft::serialization: pointers travel by value; a polymorphic type would be sliced");
-    static void write(output_archive& ar, const std::shared_ptr<T>& p) {
-        ar.write_byte(p ? 1 : 0);
-        if (p) ar.write(*p);
-    }
-    static void read(input_archive& ar, std::shared_ptr<T>& p) {
-        if (!ar.read_flag("a shared_ptr's presence")) {
-            p.reset();
-            return;
-        }
-        auto v = std::make_shared<std::remove_const_t<T>>();
-        ar.read(*v);
-        p = std::move(v);
-    }
-};
+struct codec<std::unique_ptr<T>> : detail::pointer_codec<std::unique_ptr<T>, T> {};
+template <class T>
+struct codec<std::shared_ptr<T>> : detail::pointer_codec<std::shared_ptr<T>, T> {};
 
 template <class K, class V, class C, class A>
 struct codec<std::map<K, V, C, A>> : detail::associative_codec<std::map<K, V, C, A>, std::pair<K, V>> {};
