@@ -7,6 +7,7 @@
 #include <weft/algorithms.hpp>
 #include <weft/config/errors.hpp>
 #include <weft/counters/counters.hpp>
+#include <weft/distributed.hpp>
 #include <weft/futures/coroutine.hpp>
 #include <weft/futures/dataflow.hpp>
 #include <weft/futures/future.hpp>

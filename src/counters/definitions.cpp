@@ -1,7 +1,12 @@
-// The counter definitions: name, unit, help and formula of each /threads and /runtime
-// counter (seed 000 §5.2 and §6.3; digest 000 §2), and how an instance's name is spelt.
+// The counter definitions: name, unit, help and formula of each /threads, /runtime and
+// network (/parcels, /data, /messages) counter (seed 000 §5.2 and §6.3; digest 000 §2), and
+// how an instance's name is spelt (on which locality).
 #include "registry.hpp"
 
+#include <weft/config/config.hpp>
+#include <weft/counters/detail/service.hpp>
+
+#include <atomic>
 #include <string>
 
 namespace weft::counters::detail {
@@ -9,6 +14,9 @@ namespace weft::counters::detail {
 double ratio(double a, double b) noexcept { return b > 0 ? a / b : 0.0; }
 
 namespace {
+
+// (here << 32) | count, in one word so that a reader never sees one without the other.
+std::atomic<std::uint64_t> locality_word{1};
 
 // Σt_func (func_ticks) covers the whole scheduling loop, idle time included, as HPX's
 // tfunc does (digest 000 §1.14); Σt_exec (exec_ticks) covers application task phases.
@@ -105,6 +113,21 @@ const definition definition_table[] = {
      false, false, false, [](const raw& d, const raw&, double) { return d.stacks_trimmed; }},
     {"threads", "memory/task-blocks", "bytes", "bytes the task-block pool has taken from the system", false, false,
      true, [](const raw&, const raw& c, double) { return c.block_bytes; }},
+    {"parcels", "count/sent", "parcels", "parcels this locality sent (several may travel in one message)", false,
+     false, false, [](const raw& d, const raw&, double) { return d.parcels_sent; }},
+    {"parcels", "count/received", "parcels", "parcels this locality received and decoded", false, false, false,
+     [](const raw& d, const raw&, double) { return d.parcels_received; }},
+    {"parcels", "count/rejected", "parcels", "malformed parcels this locality received and rejected (never run)",
+     false, false, false, [](const raw& d, const raw&, double) { return d.parcels_rejected; }},
+    {"data", "count/sent", "bytes", "bytes of the parcels this locality sent, zero-copy chunks included", false,
+     false, false, [](const raw& d, const raw&, double) { return d.bytes_sent; }},
+    {"data", "count/received", "bytes", "bytes of the parcels this locality received, zero-copy chunks included",
+     false, false, false, [](const raw& d, const raw&, double) { return d.bytes_received; }},
+    {"messages", "count/sent", "messages",
+     "transport (MPI) messages this locality sent; parcels/messages shows how many parcels one carries", false,
+     false, false, [](const raw& d, const raw&, double) { return d.messages_sent; }},
+    {"messages", "count/received", "messages", "transport (MPI) messages this locality received", false, false,
+     false, [](const raw& d, const raw&, double) { return d.messages_received; }},
     {"runtime", "uptime", "s", "seconds since the runtime started", false, false, true,
      [](const raw&, const raw& c, double ns) { return c.uptime_ticks * ns * 1e-9; }},
     {"runtime", "memory/resident", "bytes", "resident memory of the process (/proc/self/statm)", false, false, true,
@@ -119,10 +142,21 @@ constexpr std::string_view arithmetic_table[] = {"add", "subtract", "multiply", 
 constinit const std::span<const definition> definitions{definition_table};
 constinit const std::span<const std::string_view> arithmetic_ops{arithmetic_table};
 
+void set_locality(std::uint32_t here, std::uint32_t count) noexcept {
+    WEFT_ASSERT(here < count);
+    locality_word.store(std::uint64_t{here} << 32 | count);
+}
+std::uint32_t locality_here() noexcept { return static_cast<std::uint32_t>(locality_word.load() >> 32); }
+std::uint32_t locality_count() noexcept { return static_cast<std::uint32_t>(locality_word.load()); }
+
+std::string locality_name(std::uint32_t locality) { return "locality#" + std::to_string(locality); }
+
 std::string instance_name(std::string_view object, int worker, std::string_view path) {
     std::string s = "/";
     s += object;
-    s += "{locality#0/";
+    s += '{';
+    s += locality_name(locality_here());
+    s += '/';
     s += worker < 0 ? std::string("total") : "worker-thread#" + std::to_string(worker);
     s += "}/";
     s += path;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -21,6 +22,8 @@ using weft::detail::scheduler;
 
 constexpr std::string_view timing_off_reason = "task timing is off (--weft:counter-timing=off)";
 
+std::atomic<network_stats (*)() noexcept> network_source{nullptr};
+
 std::pair<std::uint64_t, std::uint64_t> statm_bytes() {
     std::ifstream f("/proc/self/statm");
     std::uint64_t size = 0, resident = 0;
@@ -30,6 +33,8 @@ std::pair<std::uint64_t, std::uint64_t> statm_bytes() {
 }
 
 }  // namespace
+
+void set_network_source(network_stats (*read)() noexcept) noexcept { network_source.store(read); }
 
 raw& raw::operator-=(const raw& b) noexcept {
     auto sub = [](double& x, double y) { x = x > y ? x - y : 0.0; };
@@ -53,6 +58,13 @@ raw& raw::operator-=(const raw& b) noexcept {
     sub(stacks_mapped, b.stacks_mapped);
     sub(stacks_unmapped, b.stacks_unmapped);
     sub(stacks_trimmed, b.stacks_trimmed);
+    sub(parcels_sent, b.parcels_sent);
+    sub(parcels_received, b.parcels_received);
+    sub(parcels_rejected, b.parcels_rejected);
+    sub(bytes_sent, b.bytes_sent);
+    sub(bytes_received, b.bytes_received);
+    sub(messages_sent, b.messages_sent);
+    sub(messages_received, b.messages_received);
     return *this;
 }
 
@@ -143,6 +155,16 @@ reading read_all(const scheduler& s) {
     const auto [resident, virt] = statm_bytes();
     t.resident_bytes = static_cast<double>(resident);
     t.virtual_bytes = static_cast<double>(virt);
+    if (auto* const read = network_source.load(); read != nullptr) {
+        const network_stats net = read();
+        t.parcels_sent = net.parcels_sent;
+        t.parcels_received = net.parcels_received;
+        t.parcels_rejected = net.parcels_rejected;
+        t.bytes_sent = net.bytes_sent;
+        t.bytes_received = net.bytes_received;
+        t.messages_sent = net.messages_sent;
+        t.messages_received = net.messages_received;
+    }
     return r;
 }
 counter_value compute(const entry& e, const reading& now, const reading& base, double ns, unsigned workers,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <weft/counters/counters.hpp>
+#include <weft/counters/detail/service.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -34,6 +35,9 @@ struct raw {
     double stacks = 0, stack_bytes = 0, block_bytes = 0, uptime_ticks = 0, resident_bytes = 0, virtual_bytes = 0;
     // Cumulative, total only (the stack pool's).
     double stacks_mapped = 0, stacks_unmapped = 0, stacks_trimmed = 0;
+    // Cumulative, total only (the network source's, see set_network_source).
+    double parcels_sent = 0, parcels_received = 0, parcels_rejected = 0;
+    double bytes_sent = 0, bytes_received = 0, messages_sent = 0, messages_received = 0;
 
     /// Subtracts the cumulative fields (clamped at zero); leaves the instantaneous ones.
     raw& operator-=(const raw& b) noexcept;
@@ -68,7 +72,7 @@ struct entry {
 /// A counter of definitions.cpp. `d` is the change over the interval, `c` the current
 /// reading (for instantaneous counters), `ns` nanoseconds per tick.
 struct definition {
-    std::string_view object;  // "threads", "runtime"
+    std::string_view object;  // "threads", "runtime", "parcels", "data", "messages"
     std::string_view path;    // after the instance, e.g. "time/average"
     std::string_view unit;
     std::string_view help;
@@ -77,11 +81,13 @@ struct definition {
     bool instantaneous;       // ignores resets
     double (*fn)(const raw& d, const raw& c, double ns);
 };
-/// Every /threads and /runtime counter (definitions.cpp).
+/// Every /threads, /runtime, /parcels, /data and /messages counter (definitions.cpp).
 extern const std::span<const definition> definitions;
 /// The operations OP of /arithmetics/OP@A,B.
 extern const std::span<const std::string_view> arithmetic_ops;
-/// "/OBJECT{locality#0/INSTANCE}/PATH"; worker -1: the total instance.
+/// "locality#N".
+std::string locality_name(std::uint32_t locality);
+/// "/OBJECT{locality#HERE/INSTANCE}/PATH" (HERE: locality_here()); worker -1: the total instance.
 std::string instance_name(std::string_view object, int worker, std::string_view path);
 
 /// Whether `s` matches the pattern `p` ('*': any run of characters, '?': one).
@@ -93,9 +99,11 @@ std::string closest(std::string_view name, const std::vector<counter_info>& all)
 
 /// Every worker of `s` read now (see weft::detail::read_sample).
 reading read_all(const weft::detail::scheduler& s);
-/// Every counter instance of a run with `workers` workers.
+/// Every counter instance of this locality, with `workers` workers.
 std::vector<counter_info> all_counters(unsigned workers);
-/// The instances a name or pattern denotes. @throws weft::bad_counter_name
+/// The instances of this locality a name or pattern denotes (none for a name of another
+/// locality). @throws weft::bad_counter_name, also for one that matches no counter of any
+/// locality
 std::vector<entry> resolve(std::string_view pattern, unsigned workers);
 /// Opens the hardware counters an entry needs (once per runtime).
 void open_entry(const weft::detail::scheduler& s, const entry& e);

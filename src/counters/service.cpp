@@ -81,6 +81,7 @@ struct service {
     std::ostream* out = &std::cout;
     std::uint64_t samples = 0;
     bool csv_header_done = false;
+    std::vector<std::string> csv_columns;  // the names of the last CSV header
     std::uint64_t start_ticks = 0;
     // The first write error (see take_write_error); once the destination failed, the
     // counters are no longer printed to it.
@@ -96,6 +97,7 @@ struct service {
     bool stop = false;
 
     void print_locked(bool reset, std::string_view description);
+    void write_locked(const std::vector<counter_value>& values, std::string_view description);
     void check_destination_locked(int err);
     void write_failed_locked(const std::string& message);
     void sample_tracks_locked();
@@ -121,8 +123,12 @@ void service::check_destination_locked(int err) {
 }
 
 void service::print_locked(bool reset, std::string_view description) {
-    if (!have_active || active.empty() || destination_failed) return;
-    const auto values = active.evaluate(reset);
+    if (!have_active || active.empty() || destination_failed || !cfg.write) return;
+    write_locked(active.evaluate(reset), description);
+}
+
+void service::write_locked(const std::vector<counter_value>& values, std::string_view description) {
+    if (values.empty() || destination_failed || !cfg.write) return;
     ++samples;
     const auto* s = weft::detail::active_scheduler();
     const double uptime =
@@ -142,17 +148,22 @@ void service::print_locked(bool reset, std::string_view description) {
             os << '\n';
         }
         break;
-    case format::csv:
-        if (!csv_header_done) {
+    case format::csv: {
+        // Gathered at exit, the columns are every locality's: they get a header of their own.
+        std::vector<std::string> columns;
+        for (const auto& v : values) columns.push_back(v.name + " [" + v.unit + "]");
+        if (!csv_header_done || columns != csv_columns) {
             os << "sample,time_s,description";
-            for (const auto& v : values) os << ',' << csv_field(v.name + " [" + v.unit + "]");
+            for (const auto& c : columns) os << ',' << csv_field(c);
             os << '\n';
             csv_header_done = true;
+            csv_columns = std::move(columns);
         }
         os << samples << ',' << number(uptime) << ',' << csv_field(description);
         for (const auto& v : values) os << ',' << (v.available ? number(v.value) : std::string());
         os << '\n';
         break;
+    }
     case format::json: {
         os << (samples == 1 ? "" : ",\n") << "  {\"sample\": " << samples << ", \"time_s\": " << number(uptime)
            << ", \"description\": " << json_string(description) << ", \"values\": {";
@@ -189,14 +200,14 @@ void service::thread_main() {
     std::unique_lock lock(m);
     while (!stop) {
         auto due = clock::time_point::max();
-        if (cfg.interval_ms != 0 && have_active) due = std::min(due, next_print);
+        if (cfg.interval_ms != 0 && have_active && cfg.write) due = std::min(due, next_print);
         if (!tracks.empty()) due = std::min(due, next_track);
         if (due == clock::time_point::max()) cv.wait(lock, [&] { return stop; });
         else cv.wait_until(lock, due, [&] { return stop; });
         if (stop) break;
         const auto now = clock::now();
         try {
-            if (cfg.interval_ms != 0 && have_active && now >= next_print) {
+            if (cfg.interval_ms != 0 && have_active && cfg.write && now >= next_print) {
                 print_locked(cfg.reset_each, {});
                 while (next_print <= now) next_print += print_every;
             }
@@ -211,15 +222,17 @@ void service::thread_main() {
     }
 }
 
-// The counter tracks a trace carries: what each worker is doing and how much is queued.
-const std::vector<std::string> track_names = {
-    "/threads{locality#0/worker-thread#*}/idle-rate",
-    "/threads{locality#0/worker-thread#*}/queue/length",
-    "/threads{locality#0/total}/count/instantaneous/active",
-    "/threads{locality#0/total}/count/instantaneous/pending",
-    "/threads{locality#0/total}/count/instantaneous/staged",
-    "/threads{locality#0/total}/count/instantaneous/suspended",
-};
+// The counter tracks a trace carries: what each worker of this locality is doing and how
+// much is queued.
+std::vector<std::string> track_names() {
+    const std::string threads = "/threads{" + locality_name(locality_here());
+    return {threads + "/worker-thread#*}/idle-rate",
+            threads + "/worker-thread#*}/queue/length",
+            threads + "/total}/count/instantaneous/active",
+            threads + "/total}/count/instantaneous/pending",
+            threads + "/total}/count/instantaneous/staged",
+            threads + "/total}/count/instantaneous/suspended"};
+}
 
 void start_locked(service& s, const service_config& cfg);
 
@@ -248,6 +261,7 @@ void start_locked(service& s, const service_config& cfg) {
     s.cfg = cfg;
     s.samples = 0;
     s.csv_header_done = false;
+    s.csv_columns.clear();
     s.stop = false;
     s.track_samples.clear();
     s.have_active = false;
@@ -270,7 +284,7 @@ void start_locked(service& s, const service_config& cfg) {
             if (!v.available && !v.reason.starts_with("division by zero"))
                 std::fprintf(stderr, "weft: counter %s is unavailable: %s\n", v.name.c_str(), v.reason.c_str());
     }
-    if (!cfg.destination.empty()) {
+    if (!cfg.destination.empty() && cfg.write) {
         errno = 0;
         s.file.open(cfg.destination, std::ios::out | std::ios::trunc);
         if (const int err = errno; !s.file)
@@ -279,7 +293,7 @@ void start_locked(service& s, const service_config& cfg) {
                              std::strerror(err));
         s.out = &s.file;
     }
-    if (cfg.fmt == format::json && s.have_active) *s.out << "{\"samples\": [\n";
+    if (cfg.fmt == format::json && s.have_active && cfg.write) *s.out << "{\"samples\": [\n";
     if (!cfg.trace_file.empty()) {
         // Fail now, not at exit, if the trace cannot be written (append: an earlier trace
         // stays until this one replaces it).
@@ -290,10 +304,10 @@ void start_locked(service& s, const service_config& cfg) {
             throw bad_option("weft: bad value '" + cfg.trace_file + "' for --weft:trace (WEFT_TRACE): cannot write it: " +
                              std::strerror(err));
         }
-        s.tracks = query(track_names);
+        s.tracks = query(track_names());
     }
     s.running = true;
-    if ((cfg.interval_ms != 0 && s.have_active) || !s.tracks.empty()) {
+    if ((cfg.interval_ms != 0 && s.have_active && cfg.write) || !s.tracks.empty()) {
         try {
             s.thread = std::thread([&s] { s.thread_main(); });
         } catch (const std::system_error& e) {
@@ -312,11 +326,35 @@ void stop_service() noexcept {
     }
     s.cv.notify_all();
     if (s.thread.joinable()) s.thread.join();
-    std::lock_guard lock(s.m);
+    std::unique_lock lock(s.m);
     errno = 0;
     try {
-        s.print_locked(false, "at exit");
-        if (s.cfg.fmt == format::json && s.have_active) *s.out << "\n]}\n";
+        if (s.cfg.gather_at_exit && s.have_active) {
+            std::vector<counter_value> values;
+            try {
+                values = s.active.evaluate(false);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "weft: could not evaluate the counters at exit: %s\n", e.what());
+            }
+            // Without the lock: the gather may wait for other localities (or call back in).
+            const auto gather = s.cfg.gather_at_exit;
+            lock.unlock();
+            bool gathered = false;
+            try {
+                values = gather(std::move(values));
+                gathered = true;
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "weft: could not gather the counters at exit: %s\n", e.what());
+            } catch (...) {
+                std::fprintf(stderr, "weft: could not gather the counters at exit: an unknown exception\n");
+            }
+            lock.lock();
+            errno = 0;
+            if (gathered) s.write_locked(values, "at exit");
+        } else {
+            s.print_locked(false, "at exit");
+        }
+        if (s.cfg.fmt == format::json && s.have_active && s.cfg.write) *s.out << "\n]}\n";
         s.sample_tracks_locked();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "weft: could not print the counters at exit: %s\n", e.what());
@@ -332,6 +370,7 @@ void stop_service() noexcept {
     s.out = &std::cout;
     s.active = counter_set{};
     s.have_active = false;
+    s.cfg.gather_at_exit = nullptr;  // and whatever it holds on to
     s.running = false;
 }
 
@@ -357,7 +396,8 @@ void write_trace(const scheduler& sch) noexcept {
         os << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"runtime\": \"weft\", \"workers\": " << info.num_workers
            << ", \"scheduler\": " << json_string(info.policy_name) << ", \"dropped_events\": " << dropped
            << "},\n\"traceEvents\": [\n";
-        os << R"({"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "weft locality#0"}})";
+        os << R"({"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "weft )"
+           << locality_name(locality_here()) << "\"}}";
         for (unsigned i = 0; i < info.num_workers; ++i)
             os << ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": " << i
                << ", \"args\": {\"name\": \"worker-thread#" << i << "\"}}";
@@ -460,7 +500,7 @@ void add_active(std::string_view pattern) {
         throw runtime_state_error("weft: cannot add counters once CSV output has started (its header is written)");
     counter_set next = query(all);
     s.active = std::move(next);
-    if (!s.have_active && s.cfg.fmt == format::json) *s.out << "{\"samples\": [\n";
+    if (!s.have_active && s.cfg.fmt == format::json && s.cfg.write) *s.out << "{\"samples\": [\n";
     s.have_active = true;
 }
 

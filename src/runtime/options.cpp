@@ -122,13 +122,14 @@ bool parse_bind(std::string_view where, std::string_view v) {
     fail(where, v, "'compact' (worker i on core i) or 'none'");
 }
 
-std::size_t parse_stack_size(std::string_view where, std::string_view v) {
-    const std::string accepted = "a byte count from 16384 to 1073741824, optionally with a "
-                                 "K, KiB, M or MiB suffix (e.g. 262144 or 256K)";
+/// A byte count from `lo` to `hi`, optionally with a K, KiB, M, MiB, G or GiB suffix.
+std::size_t parse_bytes(std::string_view where, std::string_view v, std::size_t lo, std::size_t hi,
+                        const std::string& accepted) {
     std::size_t mult = 1;
     std::string_view digits = v;
     for (auto [suffix, m] : {std::pair<std::string_view, std::size_t>{"KiB", 1024}, {"MiB", 1024 * 1024},
-                             {"K", 1024}, {"k", 1024}, {"M", 1024 * 1024}}) {
+                             {"GiB", std::size_t{1} << 30}, {"K", 1024}, {"k", 1024}, {"M", 1024 * 1024},
+                             {"G", std::size_t{1} << 30}}) {
         if (digits.size() > suffix.size() && digits.ends_with(suffix)) {
             digits.remove_suffix(suffix.size());
             mult = m;
@@ -136,10 +137,16 @@ std::size_t parse_stack_size(std::string_view where, std::string_view v) {
         }
     }
     unsigned long long n = 0;
-    if (!parse_uint(digits, n) || n > max_stack_size / mult) fail(where, v, accepted);
+    if (!parse_uint(digits, n) || n > hi / mult) fail(where, v, accepted);
     const std::size_t bytes = static_cast<std::size_t>(n) * mult;
-    if (bytes < 16 * 1024) fail(where, v, accepted);
+    if (bytes < lo) fail(where, v, accepted);
     return bytes;
+}
+
+std::size_t parse_stack_size(std::string_view where, std::string_view v) {
+    return parse_bytes(where, v, 16 * 1024, max_stack_size,
+                       "a byte count from 16384 to 1073741824, optionally with a K, KiB, M or MiB suffix (e.g. 262144 "
+                       "or 256K)");
 }
 
 unsigned parse_stack_trim(std::string_view where, std::string_view v) {
@@ -200,6 +207,10 @@ constexpr option_spec options[] = {
     {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
     {"stack-trim", "WEFT_STACK_TRIM", true, "MS  every MS ms the stack pool gives back the memory of stacks unused that long and unmaps those beyond the decaying peak (default 1000; 0 = keep until stop)"},
     {"hand-off", "WEFT_HAND_OFF", true, "on|off  hand tasks that dataflow, continuations and resumptions ready straight to a worker spinning idle (default on)"},
+    {"spmd", "WEFT_SPMD", false, "                run the program's main function on every locality, not only on locality 0"},
+    {"parcel-coalesce", "WEFT_PARCEL_COALESCE", true, "BYTES  parcels to one locality gather into one MPI message up to BYTES before it leaves (default 16K; 0 = a message per parcel)"},
+    {"parcel-max-message", "WEFT_PARCEL_MAX_MESSAGE", true, "BYTES  longer MPI messages go in pieces of BYTES (default 1G; 4096 to 2147483647)"},
+    {"zero-copy-threshold", "WEFT_ZERO_COPY_THRESHOLD", true, "BYTES  contiguous arguments this long travel as messages of their own, received in place (default 64K)"},
     {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
     {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report a (possible) deadlock after MS ms of idle workers with tasks suspended (default 1000; 0 = never)"},
     {"on-deadlock", "WEFT_ON_DEADLOCK", true, "auto|wait|exit  after a deadlock report: exit with code 3 when it is certain (default), keep waiting, or exit"},
@@ -231,6 +242,16 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "stack-trim") cfg.stack_trim_ms = parse_stack_trim(where, value);
     else if (name == "hand-off") cfg.hand_off = parse_flag(where, value);
     else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
+    else if (name == "spmd") cfg.spmd = parse_flag(where, value);
+    else if (name == "parcel-coalesce")
+        cfg.parcel_coalesce = parse_bytes(where, value, 0, std::size_t{1} << 30,
+                                          "a byte count from 0 to 1G, optionally with a K, M or G suffix (e.g. 16K)");
+    else if (name == "parcel-max-message")
+        cfg.parcel_max_message = parse_bytes(where, value, 4096, 2147483647,
+                                             "a byte count from 4096 to 2147483647, optionally with a K, M or G suffix");
+    else if (name == "zero-copy-threshold")
+        cfg.zero_copy_threshold = parse_bytes(where, value, 1, std::size_t{1} << 40,
+                                              "a byte count from 1 up, optionally with a K, M or G suffix (e.g. 64K)");
     else if (name == "deadlock-timeout") cfg.deadlock_timeout_ms = parse_timeout(where, value);
     else if (name == "on-deadlock") cfg.on_deadlock = parse_on_deadlock(where, value);
     else if (name == "print-counter") {
@@ -375,6 +396,12 @@ void validate(const runtime_config& cfg) {
     parse_stack_trim("runtime_config::stack_trim_ms", std::to_string(cfg.stack_trim_ms));
     parse_timeout("runtime_config::deadlock_timeout_ms", std::to_string(cfg.deadlock_timeout_ms));
     parse_on_deadlock("runtime_config::on_deadlock", cfg.on_deadlock);
+    if (cfg.parcel_coalesce > (std::size_t{1} << 30))
+        fail("runtime_config::parcel_coalesce", std::to_string(cfg.parcel_coalesce), "0 to 1073741824");
+    if (cfg.parcel_max_message < 4096 || cfg.parcel_max_message > 2147483647)
+        fail("runtime_config::parcel_max_message", std::to_string(cfg.parcel_max_message), "4096 to 2147483647");
+    if (cfg.zero_copy_threshold == 0)
+        fail("runtime_config::zero_copy_threshold", "0", "at least 1 byte");
 }
 
 void print_runtime_help(std::ostream& os) {

@@ -6,9 +6,12 @@
 #include <weft/runtime/runtime.hpp>
 
 #include <weft/counters/detail/service.hpp>
+#include <weft/distributed/detail/parcelport.hpp>
+#include <weft/distributed/detail/runtime_hooks.hpp>
 
 #include <weft/counters/counters.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -74,14 +77,21 @@ void runtime::start_program(int& argc, char** argv) {
 
 void runtime::start() {
     const topology& topo = cfg_.topology ? *cfg_.topology : topology::machine();
+    // Under mpirun this process is one locality of several (MPI starts here).
+    const distributed::detail::launch_info here =
+        distributed::detail::launch({cfg_.parcel_coalesce, cfg_.parcel_max_message, cfg_.zero_copy_threshold});
     detail::scheduler_config sc;
     sc.threads = cfg_.threads != 0 ? cfg_.threads : topo.num_cores();
+    // Several localities on this node share its cores.
+    if (cfg_.threads == 0 && here.local_count > 1) sc.threads = std::max(1u, topo.num_cores() / here.local_count);
     if (cfg_.threads == 0 && !cfg_.synthetic_topology.empty())
         sc.threads = ext::hierarchy::machine_workers(cfg_.synthetic_topology);
     if (cfg_.scheduler == "single" && cfg_.threads == 0) sc.threads = 1;
     sc.policy = cfg_.scheduler;
     // A topology given in code describes another machine (or none): it cannot bind.
-    sc.bind = cfg_.bind && (!cfg_.topology || topo.can_bind());
+    // Several localities on one node would bind their workers to the same cores: they
+    // are left where mpirun placed the process.
+    sc.bind = cfg_.bind && (!cfg_.topology || topo.can_bind()) && here.local_count == 1;
     sc.topo = cfg_.topology;
     sc.stack_size = cfg_.stack_size != 0 ? cfg_.stack_size : detail::default_stack_size;
     sc.stack_trim = std::chrono::milliseconds(cfg_.stack_trim_ms);
@@ -119,8 +129,10 @@ void runtime::start() {
     } catch (...) {
         counters::detail::forget_hardware(sched_.get());
         sched_.reset();
+        distributed::detail::shutdown();
         throw;
     }
+    counters::detail::set_locality(here.here, here.count);
     counters::detail::service_config cc;
     cc.print = cfg_.print_counters;
     cc.interval_ms = cfg_.print_counter_interval_ms;
@@ -130,17 +142,34 @@ void runtime::start() {
     cc.destination = cfg_.print_counter_destination;
     cc.reset_each = cfg_.reset_counters;
     cc.trace_file = cfg_.trace_file;
+    if (here.count > 1) {
+        // Locality 0 prints every locality's counters at exit; each locality writes its
+        // own trace, FILE.json becoming FILE.locality-N.json beside locality 0's.
+        cc.write = here.here == 0;
+        cc.gather_at_exit = &distributed::detail::gather_counters;
+        if (here.here != 0 && !cc.trace_file.empty()) {
+            const std::string suffix = ".locality-" + std::to_string(here.here);
+            const std::size_t dot = cc.trace_file.rfind('.');
+            const std::size_t slash = cc.trace_file.rfind('/');
+            if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) cc.trace_file += suffix;
+            else cc.trace_file.insert(dot, suffix);
+        }
+    }
     try {
         counters::detail::start_service(cc);
         adapt::detail::start_engine({cfg_.adapt_log, cfg_.adapt_history});
     } catch (...) {
         adapt::detail::stop_engine();
         counters::detail::stop_service();
+        distributed::detail::stop_progress();
         sched_.stop();
         counters::detail::forget_hardware(sched_.get());
         sched_.reset();
+        distributed::detail::shutdown();
         throw;
     }
+    // Parcels flow from here on, after the counters took their starting point.
+    distributed::detail::start(cfg_.threads, topo.num_cores());
 }
 
 void runtime::wait() {
@@ -150,18 +179,25 @@ void runtime::wait() {
 void runtime::stop() {
     if (!sched_) return;
     sched_.close_entry();  // threads outside weft can no longer add tasks: the wait below ends
+    // Several localities: until no task runs and no parcel travels anywhere.
+    distributed::detail::quiesce([](void* s) { static_cast<detail::scheduler_handle*>(s)->wait_for_quiescence(); },
+                                 &sched_);
     sched_.wait_for_quiescence();
     adapt::detail::stop_engine();  // no policy runs once the counters stop
+    distributed::detail::stop_progress();
     counters::detail::stop_service();  // the last print ("at exit") sees the final counts
     sched_.stop();
     counters::detail::write_trace(*sched_.get());
     counters::detail::forget_hardware(sched_.get());
     sched_.reset();
+    distributed::detail::shutdown();
     // Counters or a trace that could not be written: already on stderr; stopped all the same.
     if (std::string why = counters::detail::take_write_error(); !why.empty()) throw error(why);
 }
 
 unsigned runtime::num_workers() const noexcept { return cfg_.threads; }
+
+bool runtime::runs_main() const noexcept { return cfg_.spmd || distributed::detail::here() == 0; }
 
 std::string_view runtime::scheduler_name() const noexcept { return cfg_.scheduler; }
 

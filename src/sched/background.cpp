@@ -195,4 +195,11 @@ void background_work_finished(background_work_id id) noexcept {
     if (entry.sched != nullptr) (void)entry.sched->background().add_outstanding(id, -1);
 }
 
+bool background_caller_idle() noexcept {
+    // The loop counts idle rounds after calling the background work and resets the count
+    // when it takes a task: non-zero here means at least one round found nothing.
+    const weft::detail::worker* w = weft::detail::current_worker();
+    return w != nullptr && w->idle_spins > 0;
+}
+
 }  // namespace weft::ext

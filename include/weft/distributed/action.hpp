@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -20,10 +21,27 @@
 
 namespace weft::distributed::detail {
 
-/// Decodes an action's arguments from `args`, runs it, and encodes its result into
-/// `result` (nothing for void). Exceptions from decoding (weft::serialization_error) and
-/// from the function propagate.
-using invoke_fn = void (*)(serialization::input_archive& args, serialization::output_archive& result);
+/// Decodes an action's arguments from `args`, sets `decoded`, runs it, and encodes its
+/// result (nothing for void) into the archive `result()` returns (always called, once)
+/// once the function has returned (the task may have moved to another thread meanwhile). If the result's
+/// encoding points at it (zero-copy chunks), returns what keeps it alive until sent;
+/// else null. Exceptions from decoding (weft::serialization_error; `decoded` still false)
+/// and from the function propagate.
+using invoke_fn = std::shared_ptr<const void> (*)(serialization::input_archive& args,
+                                                  serialization::output_archive& (*result)(), bool& decoded);
+
+/// Encodes `value` into `out`; if the encoding points into it (chunks), moves it into a
+/// shared holder, encodes that instead and returns the holder (keep it until sent).
+template <class T>
+std::shared_ptr<const void> encode_kept(serialization::output_archive& out, T&& value) {
+    using V = std::remove_cvref_t<T>;
+    out(std::as_const(value));
+    if (out.chunks().empty()) return nullptr;
+    auto keep = std::make_shared<const V>(std::forward<T>(value));
+    out.clear();
+    out(*keep);
+    return keep;
+}
 
 /// One registered action.
 struct action_entry {
@@ -116,6 +134,8 @@ struct plain_action {
     using traits = function_traits<F>;
     using result_type = typename traits::result;
     using arguments_type = typename traits::arguments;
+    /// The function itself.
+    static constexpr F function = Fn;
 
     /// Runs the action here, with arguments already decoded.
     template <class... A>
@@ -123,20 +143,27 @@ struct plain_action {
         return Fn(std::forward<A>(a)...);
     }
 
-    static void invoke(serialization::input_archive& in, serialization::output_archive& out) {
+    static std::shared_ptr<const void> invoke(serialization::input_archive& in,
+                                              serialization::output_archive& (*result)(), bool& decoded) {
         arguments_type args{};
         std::apply([&in](auto&... a) { in(a...); }, args);
         in.finish();
+        decoded = true;
         if constexpr (std::is_void_v<result_type>) {
             std::apply(Fn, std::move(args));
+            (void)result();  // an empty result: the archive the answer is sent from
+            return nullptr;
         } else {
-            const result_type r = std::apply(Fn, std::move(args));
-            out(r);
+            result_type r = std::apply(Fn, std::move(args));
+            return encode_kept(result(), std::move(r));
         }
     }
 
-    /// This action's id in the frozen table.
-    static std::uint32_t id() { return action_table::instance().id_of(Derived::action_name); }
+    /// This action's id in the frozen table (looked up once).
+    static std::uint32_t id() {
+        static const std::uint32_t id = action_table::instance().id_of(Derived::action_name);
+        return id;
+    }
 };
 
 /// Registers action type A once, at static initialisation.

@@ -42,9 +42,14 @@ public:
     /// parcel is malformed) if nobody waits for `id`; if the payload does not decode into
     /// the waiting type, the caller's future receives the weft::serialization_error.
     bool complete(std::uint64_t id, std::span<const std::byte> payload) {
+        serialization::input_archive in(payload);
+        return complete(id, in);
+    }
+    /// As above, reading the value (all of it) from `in`, whose chunks may still be arriving.
+    bool complete(std::uint64_t id, serialization::input_archive& in) {
         std::unique_ptr<entry> e = take(id);
         if (!e) return false;
-        e->complete(payload);
+        e->complete(in);
         return true;
     }
 
@@ -76,20 +81,21 @@ public:
 private:
     struct entry {
         virtual ~entry() = default;
-        virtual void complete(std::span<const std::byte> payload) = 0;
+        virtual void complete(serialization::input_archive& in) = 0;
         virtual void fail(std::exception_ptr x) = 0;
     };
     template <class T>
     struct typed_entry final : entry {
         weft::promise<T> p;
-        void complete(std::span<const std::byte> payload) override {
+        void complete(serialization::input_archive& in) override {
             try {
                 if constexpr (std::is_void_v<T>) {
-                    serialization::from_bytes(payload);
+                    in.finish();
                     p.set_value();
                 } else {
                     T v{};
-                    serialization::from_bytes(payload, v);
+                    in(v);
+                    in.finish();
                     p.set_value(std::move(v));
                 }
             } catch (...) {

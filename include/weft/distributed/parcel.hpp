@@ -48,12 +48,17 @@ enum class parcel_kind : std::uint8_t {
     call = 1,       ///< run `action` with the payload's arguments; answer `continuation` unless 0
     result = 2,     ///< complete `continuation` with the payload's value
     exception = 3,  ///< complete `continuation` with the payload's encoded exception
+    /// a message too large for one transport message: its one chunk is that message,
+    /// to be received (under chunk_tag) and then read as a message of its own
+    large_message = 4,
 };
 
-/// The fixed part of a parcel, as it travels (trivially copyable, 40 bytes). A message
+/// The fixed part of a parcel, as it travels (trivially copyable, 48 bytes). A message
 /// is one or more parcels back to back; each header is followed by its chunks' sizes
 /// (`chunks` of 8 bytes) and its payload (`payload_bytes`: the archive's bytes). The
-/// chunks themselves travel as messages of their own, in order.
+/// chunks themselves travel as messages of their own, chunk i under the transport tag
+/// `chunk_tag + i`, so that whoever decodes the parcel receives them straight into
+/// their final storage, whenever it gets to them.
 struct parcel_header {
     std::uint32_t magic = parcel_magic;
     std::uint8_t version = parcel_version;
@@ -65,19 +70,28 @@ struct parcel_header {
     std::uint32_t chunks = 0;       ///< zero-copy chunks that follow the message
     std::uint64_t continuation = 0; ///< call: the caller's continuation (0: none); else the one to complete
     std::uint64_t payload_bytes = 0;
+    std::uint32_t chunk_tag = 0;    ///< the transport tag of chunk 0
+    std::uint32_t reserved2 = 0;
 
     static constexpr std::uint32_t parcel_magic = 0x50544657;  // "WFTP" in memory order
-    static constexpr std::uint8_t parcel_version = 1;
+    static constexpr std::uint8_t parcel_version = 2;
     /// More chunks than this in one parcel is a malformed parcel.
     static constexpr std::uint32_t max_chunks = 4096;
 };
-static_assert(sizeof(parcel_header) == 40 && std::is_trivially_copyable_v<parcel_header>);
+static_assert(sizeof(parcel_header) == 48 && std::is_trivially_copyable_v<parcel_header>);
 
 /// A parcel found in a message: its header, chunk sizes and payload (views into the message).
 struct parcel_view {
     parcel_header header;
-    std::vector<std::uint64_t> chunk_sizes;
+    const std::byte* chunk_sizes = nullptr;  ///< header.chunks sizes of 8 bytes (unaligned)
     std::span<const std::byte> payload;
+
+    /// The size of chunk `i` (< header.chunks).
+    std::uint64_t chunk_size(std::size_t i) const noexcept {
+        std::uint64_t s = 0;
+        std::memcpy(&s, chunk_sizes + i * sizeof s, sizeof s);
+        return s;
+    }
 };
 
 /// Appends a parcel to `message`: header, chunk sizes, payload.
@@ -105,14 +119,18 @@ struct parcel_limits {
     std::size_t actions = 0;       ///< call parcels' action ids must be below this
 };
 
-/// Splits a message into its parcels, checking every header against `limits` (magic,
-/// version, kind, source, destination, action, chunk count, sizes within the message).
+/// Splits a message into its parcels (appended to `out`), checking every header against
+/// `limits` (magic, version, kind, source, destination, action, chunk count, sizes within
+/// the message) before `out` receives any.
 /// @throws weft::serialization_error at the first malformed parcel; nothing is trusted.
-inline std::vector<parcel_view> split_message(std::span<const std::byte> message, const parcel_limits& limits) {
-    std::vector<parcel_view> out;
+inline void split_message(std::span<const std::byte> message, const parcel_limits& limits,
+                          std::vector<parcel_view>& out) {
+    const std::size_t first = out.size();
     std::size_t pos = 0;
     auto fail = [&](const std::string& what) {
-        throw serialization_error("weft: malformed parcel " + std::to_string(out.size()) + " at byte " +
+        const std::size_t index = out.size() - first;
+        out.resize(first);
+        throw serialization_error("weft: malformed parcel " + std::to_string(index) + " at byte " +
                                   std::to_string(pos) + " of a " + std::to_string(message.size()) +
                                   "-byte message: " + what);
     };
@@ -126,7 +144,8 @@ inline std::vector<parcel_view> split_message(std::span<const std::byte> message
         if (h.version != parcel_header::parcel_version)
             fail("version " + std::to_string(h.version) + ", this build speaks " +
                  std::to_string(parcel_header::parcel_version));
-        if (h.kind != parcel_kind::call && h.kind != parcel_kind::result && h.kind != parcel_kind::exception)
+        if (h.kind != parcel_kind::call && h.kind != parcel_kind::result && h.kind != parcel_kind::exception &&
+            h.kind != parcel_kind::large_message)
             fail("unknown kind " + std::to_string(static_cast<unsigned>(h.kind)));
         if (h.destination != limits.here)
             fail("addressed to locality " + std::to_string(h.destination) + ", received on " +
@@ -134,22 +153,32 @@ inline std::vector<parcel_view> split_message(std::span<const std::byte> message
         if (h.source >= limits.localities) fail("from locality " + std::to_string(h.source) + " of " + std::to_string(limits.localities));
         if (h.kind == parcel_kind::call && h.action >= limits.actions)
             fail("action " + std::to_string(h.action) + " of " + std::to_string(limits.actions));
-        if (h.kind != parcel_kind::call && h.continuation == 0) fail("a result for continuation 0");
+        if ((h.kind == parcel_kind::result || h.kind == parcel_kind::exception) && h.continuation == 0)
+            fail("a result for continuation 0");
+        if (h.kind == parcel_kind::large_message && (h.chunks != 1 || h.payload_bytes != 0 || h.continuation != 0))
+            fail("a large-message parcel with " + std::to_string(h.chunks) + " chunks and " +
+                 std::to_string(h.payload_bytes) + " payload bytes");
         if (h.chunks > parcel_header::max_chunks) fail(std::to_string(h.chunks) + " chunks");
         pos += sizeof(parcel_header);
         if ((message.size() - pos) / sizeof(std::uint64_t) < h.chunks) fail("truncated chunk sizes");
-        v.chunk_sizes.resize(h.chunks);
-        if (h.chunks != 0) std::memcpy(v.chunk_sizes.data(), message.data() + pos, h.chunks * sizeof(std::uint64_t));
+        v.chunk_sizes = message.data() + pos;
         pos += h.chunks * sizeof(std::uint64_t);
-        for (const std::uint64_t s : v.chunk_sizes)
-            if (s > serialization::input_archive::max_count) fail("a chunk of " + std::to_string(s) + " bytes");
+        for (std::size_t i = 0; i < h.chunks; ++i)
+            if (v.chunk_size(i) > serialization::input_archive::max_count)
+                fail("a chunk of " + std::to_string(v.chunk_size(i)) + " bytes");
         if (h.payload_bytes > message.size() - pos)
             fail("a payload of " + std::to_string(h.payload_bytes) + " bytes, " + std::to_string(message.size() - pos) +
                  " left");
         v.payload = message.subspan(pos, static_cast<std::size_t>(h.payload_bytes));
         pos += static_cast<std::size_t>(h.payload_bytes);
-        out.push_back(std::move(v));
+        out.push_back(v);
     }
+}
+
+/// As above, into a new vector.
+inline std::vector<parcel_view> split_message(std::span<const std::byte> message, const parcel_limits& limits) {
+    std::vector<parcel_view> out;
+    split_message(message, limits, out);
     return out;
 }
 

@@ -99,6 +99,19 @@ struct chunk {
     std::size_t size = 0;
 };
 
+/// Where the chunks of an input archive come from when they are not in memory: a
+/// received parcel's chunks still travelling (the distributed layer receives each
+/// straight into the storage its codec allocated).
+class chunk_source {
+public:
+    /// Places chunk `index` (`size` bytes, as the archive checked) at `destination`;
+    /// returns when it is there. @throws weft::serialization_error if it cannot.
+    virtual void receive(std::size_t index, std::byte* destination, std::size_t size) = 0;
+
+protected:
+    ~chunk_source() = default;
+};
+
 /// The zero-copy threshold archives use unless told otherwise: contiguous payloads of
 /// at least this many bytes become chunks.
 inline constexpr std::size_t default_zero_copy_threshold = std::size_t{64} * 1024;
@@ -181,6 +194,12 @@ public:
     std::vector<std::byte>&& take_bytes() noexcept { return std::move(bytes_); }
     const std::vector<chunk>& chunks() const noexcept { return chunks_; }
     std::size_t zero_copy_threshold() const noexcept { return threshold_; }
+    /// Empties the archive, keeping its memory (an archive reused for parcel after parcel
+    /// allocates nothing once it has grown to their size).
+    void clear() noexcept {
+        bytes_.clear();
+        chunks_.clear();
+    }
 
     /// Appends `n` raw bytes.
     void write_bytes(const void* p, std::size_t n) {
@@ -223,8 +242,19 @@ private:
 /// every read; throws weft::serialization_error at the first bad value.
 class input_archive {
 public:
-    explicit input_archive(std::span<const std::byte> bytes, std::span<const chunk> chunks = {}) noexcept
-        : bytes_(bytes), chunks_(chunks) {}
+    /// Reads `bytes`; the chunks they refer to are `chunks` (in memory, or, where a
+    /// chunk's data is null, to be asked of `source` in order: each at most once).
+    explicit input_archive(std::span<const std::byte> bytes, std::span<const chunk> chunks = {},
+                           chunk_source* source = nullptr) noexcept
+        : bytes_(bytes), chunks_(chunks), source_(source) {}
+
+    /// A contiguous run read_contiguous found: inline bytes, a chunk in memory, or a
+    /// chunk still to be received (data null).
+    struct run {
+        const std::byte* data = nullptr;
+        std::size_t size = 0;
+        std::size_t chunk = 0;  ///< the chunk's index when data is null
+    };
 
     template <class... T>
     input_archive& operator()(T&... v) {
@@ -237,10 +267,12 @@ public:
         return *this;
     }
 
-    /// Throws weft::serialization_error unless every byte has been read.
+    /// Throws weft::serialization_error unless every byte and every chunk has been read.
     void finish() const {
         if (pos_ != bytes_.size())
             fail(std::to_string(bytes_.size() - pos_) + " bytes left over after the last value");
+        if (next_chunk_ != chunks_.size())
+            fail(std::to_string(chunks_.size() - next_chunk_) + " chunks left over after the last value");
     }
     std::size_t remaining() const noexcept { return bytes_.size() - pos_; }
     std::size_t position() const noexcept { return pos_; }
@@ -288,9 +320,11 @@ public:
     void read(T& v);
 
     /// Reads what write_contiguous wrote for a bitwise T: where its elements' bytes are
-    /// (inline or a chunk), checked before the caller allocates anything for them.
+    /// (inline, a chunk in memory, or a chunk still to come), checked before the caller
+    /// allocates anything for them; copy_run() then fills the caller's storage. Chunks
+    /// are used in order, each once.
     template <class T>
-    std::span<const std::byte> read_contiguous() {
+    run read_contiguous() {
         std::uint64_t n = 0;
         read_bytes(&n, sizeof n);
         if (n > max_count / sizeof(T)) fail("a run of " + std::to_string(n) + " elements (too many)");
@@ -299,20 +333,32 @@ public:
             if (size > remaining())
                 fail("a run of " + std::to_string(n) + " elements of " + std::to_string(sizeof(T)) + " bytes, with " +
                      std::to_string(remaining()) + " bytes left");
-            const std::span<const std::byte> s = bytes_.subspan(pos_, size);
+            const run r{bytes_.data() + pos_, size, 0};
             pos_ += size;
-            return s;
+            return r;
         }
         std::uint64_t k = 0;
         read_bytes(&k, sizeof k);
+        if (k != next_chunk_)
+            fail("chunk " + std::to_string(k) + " where chunk " + std::to_string(next_chunk_) + " was next");
         if (k >= chunks_.size())
             fail("chunk " + std::to_string(k) + " of " + std::to_string(chunks_.size()) + " received");
         const chunk& c = chunks_[static_cast<std::size_t>(k)];
         if (c.size != size)
             fail("chunk " + std::to_string(k) + " holds " + std::to_string(c.size) + " bytes, " + std::to_string(size) +
                  " expected");
-        return {c.data, c.size};
+        if (c.data == nullptr && source_ == nullptr) fail("chunk " + std::to_string(k) + " has no data");
+        ++next_chunk_;
+        return {c.data, c.size, static_cast<std::size_t>(k)};
     }
+    /// Copies (or receives) the run `r` into `destination`, which has room for r.size bytes.
+    void copy_run(const run& r, void* destination) {
+        if (r.size == 0) return;
+        if (r.data != nullptr) std::memcpy(destination, r.data, r.size);
+        else source_->receive(r.chunk, static_cast<std::byte*>(destination), r.size);
+    }
+    /// Chunks used so far (all of them, after a complete decode).
+    std::size_t chunks_used() const noexcept { return next_chunk_; }
 
     /// One more element that took no bytes; an error past empty_element_budget of them.
     void spend_empty_element() {
@@ -330,6 +376,8 @@ public:
 private:
     std::span<const std::byte> bytes_;
     std::span<const chunk> chunks_;
+    chunk_source* source_ = nullptr;
+    std::size_t next_chunk_ = 0;
     std::size_t pos_ = 0;
     std::size_t empty_elements_left_ = empty_element_budget;
 };
@@ -448,9 +496,9 @@ struct codec<std::vector<T, A>> {
     }
     static void read(input_archive& ar, std::vector<T, A>& v) {
         if constexpr (detail::bitwise<T>) {
-            const std::span<const std::byte> src = ar.read_contiguous<T>();
-            std::vector<T, A> out(src.size() / sizeof(T));
-            if (!src.empty()) std::memcpy(out.data(), src.data(), src.size());
+            const input_archive::run src = ar.read_contiguous<T>();
+            std::vector<T, A> out(src.size / sizeof(T));
+            ar.copy_run(src, out.data());
             v = std::move(out);
         } else if constexpr (std::is_same_v<T, bool>) {
             const std::size_t n = ar.read_count(1);
@@ -473,9 +521,9 @@ struct codec<std::basic_string<C, Tr, A>> {
     static_assert(detail::bitwise<C>, "weft::serialization: strings of a character type that is not trivially copyable");
     static void write(output_archive& ar, const std::basic_string<C, Tr, A>& s) { ar.write_contiguous(s.data(), s.size()); }
     static void read(input_archive& ar, std::basic_string<C, Tr, A>& s) {
-        const std::span<const std::byte> src = ar.read_contiguous<C>();
-        std::basic_string<C, Tr, A> out(src.size() / sizeof(C), C{});
-        if (!src.empty()) std::memcpy(out.data(), src.data(), src.size());
+        const input_archive::run src = ar.read_contiguous<C>();
+        std::basic_string<C, Tr, A> out(src.size / sizeof(C), C{});
+        ar.copy_run(src, out.data());
         s = std::move(out);
     }
 };

@@ -40,4 +40,9 @@ void background_work_started(background_work_id id) noexcept;
 /// One outstanding thing of `id` completed.
 void background_work_finished(background_work_id id) noexcept;
 
+/// Inside a background function: true if the calling worker found no task this round
+/// (an idle poll, which may take its time or nap), false in a busy worker's periodic
+/// call (which should return quickly) or outside a worker.
+bool background_caller_idle() noexcept;
+
 }  // namespace weft::ext

@@ -67,6 +67,18 @@ struct runtime_config {
     /// line crosses between the cores instead of the deque's three). Off: every readied
     /// task takes the policy's path.
     bool hand_off = true;
+    /// Under mpirun: run weft::run's function on every locality (SPMD), not only on
+    /// locality 0 (the others then only serve actions).
+    bool spmd = false;
+    /// Parcels to one locality gather into one MPI message until it holds this many
+    /// bytes, or a worker goes idle or polls (0: one message per parcel).
+    std::size_t parcel_coalesce = 16 * 1024;
+    /// The longest single MPI message; longer messages and chunks go in pieces.
+    std::size_t parcel_max_message = std::size_t{1} << 30;
+    /// Contiguous runs of arguments or results (vectors, strings of trivially copyable
+    /// elements) of at least this many bytes travel as messages of their own, received
+    /// straight into their final storage.
+    std::size_t zero_copy_threshold = 64 * 1024;
     /// Print the machine topology and the worker placement at start.
     bool print_topology = false;
     /// How long every worker must stay idle, with no timer pending and tasks suspended,

@@ -54,14 +54,15 @@ public:
     ~runtime();
 
     /// Blocks the calling thread until every task spawned so far, and every task those
-    /// spawn, has finished. (Whoever waits, a deadlock is reported: see the README's
+    /// spawn, has finished (on this locality: other localities may still be busy). (Whoever waits, a deadlock is reported: see the README's
     /// "Deadlocks" and runtime_config::on_deadlock.)
     /// @throws weft::runtime_state_error when called from a task (it would wait for itself).
     void wait();
     /// Stops accepting tasks from threads outside the runtime (from now on their
     /// weft::post/async throw weft::runtime_state_error; every task accepted before runs),
-    /// waits for every accepted task and every task those spawn, then stops and joins the
-    /// workers, prints the counters a last time and writes the trace. Tasks may still
+    /// waits for every accepted task and every task those spawn (under mpirun: on every
+    /// locality, and for every parcel in flight; each locality must call stop()), then
+    /// stops and joins the workers, prints the counters a last time and writes the trace. Tasks may still
     /// spawn tasks, and outside threads may still complete what tasks wait on (set a
     /// promise, unlock a mutex) until the last task has finished. Idempotent.
     /// @throws weft::runtime_state_error when called from a task.
@@ -74,6 +75,10 @@ public:
     /// weft::run does so (returns 1); the destructor cannot, and only the message remains.
     /// @throws weft::error, as above.
     void stop();
+
+    /// Whether weft::run runs its function here: on locality 0, or on every locality
+    /// with --weft:spmd.
+    bool runs_main() const noexcept;
 
     /// The configuration in force (threads resolved to the actual worker count).
     const runtime_config& config() const noexcept { return cfg_; }
@@ -98,10 +103,19 @@ private:
 /// (see runtime::stop; the message is on stderr) and fn returned 0, returns 1. For option
 /// errors (exit code 2), a runtime that cannot start (exit code 1), --weft:help and
 /// deadlocks see weft::runtime.
+///
+/// Under `mpirun -np N` every process is a locality: fn runs on locality 0 only (the
+/// others serve the actions sent to them and return 0), or on every locality with
+/// --weft:spmd; run returns on every locality once fn has returned (everywhere it ran)
+/// and no task runs and no parcel travels on any locality.
 template <class F>
     requires std::is_invocable_v<F&, int, char**>
 int run(int argc, char** argv, F&& fn) {
     runtime rt(argc, argv);
+    if (!rt.runs_main()) {
+        rt.stop();
+        return 0;
+    }
     future<int> root = async(task_attributes{task_priority::normal, "main"}, [&fn, argc, argv]() -> int {
         if constexpr (std::is_void_v<std::invoke_result_t<F&, int, char**>>) {
             fn(argc, argv);

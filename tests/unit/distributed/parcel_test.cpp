@@ -81,16 +81,18 @@ void serve(std::span<const std::byte> message, std::uint32_t here, std::vector<s
     for (const wd::parcel_view& p : wd::split_message(message, {here, 2, t.size()})) {
         ASSERT_EQ(p.header.kind, wd::parcel_kind::call);
         ws::input_archive args(p.payload);
-        ws::output_archive result;
+        static ws::output_archive result;
+        result.clear();
         wd::parcel_header h;
         h.source = here;
         h.destination = p.header.source;
         h.continuation = p.header.continuation;
         try {
-            t.find(p.header.action)->invoke(args, result);
+            bool decoded = false;
+            (void)t.find(p.header.action)->invoke(args, [] () -> ws::output_archive& { return result; }, decoded);
             h.kind = wd::parcel_kind::result;
         } catch (...) {
-            result = ws::output_archive();
+            result.clear();
             wd::encode_exception(result, std::current_exception(), here);
             h.kind = wd::parcel_kind::exception;
         }

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <array>
 #include <cstdint>
 #include <map>
@@ -195,6 +197,80 @@ TEST(serialization, large_payloads_go_as_chunks_without_a_copy_on_the_sending_si
     EXPECT_EQ(big2, big);
     EXPECT_EQ(text2, text);
     EXPECT_EQ(small, (std::vector<int>{1, 2, 3}));
+}
+
+// A chunk source as the distributed layer's: chunks are not in memory but "arrive" when
+// the decoder asks, straight into the storage the codec allocated.
+class recording_source final : public ws::chunk_source {
+public:
+    explicit recording_source(const std::vector<ws::chunk>& real) : real_(real) {}
+    void receive(std::size_t index, std::byte* destination, std::size_t size) override {
+        asked.emplace_back(index, destination);
+        ASSERT_LT(index, real_.size());
+        ASSERT_EQ(size, real_[index].size);
+        std::memcpy(destination, real_[index].data, size);
+    }
+    std::vector<std::pair<std::size_t, std::byte*>> asked;
+
+private:
+    const std::vector<ws::chunk>& real_;
+};
+
+TEST(serialization, chunks_not_yet_here_are_received_into_the_final_storage_in_order) {
+    const std::vector<double> a(10'000, 1.5);
+    const std::string b(5'000, 'q');
+    const std::vector<std::vector<int>> c{std::vector<int>(3'000, 7), {}, std::vector<int>(2'000, 9)};
+    ws::output_archive out(1024);
+    out(a, b, c);
+    ASSERT_EQ(out.chunks().size(), 4u);
+    std::vector<ws::chunk> announced;
+    for (const ws::chunk& k : out.chunks()) announced.push_back({nullptr, k.size});  // sizes only, as a parcel says
+    recording_source source(out.chunks());
+    ws::input_archive in(out.bytes(), announced, &source);
+    std::vector<double> a2;
+    std::string b2;
+    std::vector<std::vector<int>> c2;
+    in(a2, b2, c2);
+    in.finish();
+    EXPECT_EQ(a2, a);
+    EXPECT_EQ(b2, b);
+    EXPECT_EQ(c2, c);
+    ASSERT_EQ(source.asked.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(source.asked[i].first, i);
+    EXPECT_EQ(source.asked[0].second, reinterpret_cast<std::byte*>(a2.data()));  // no copy in between
+    EXPECT_EQ(source.asked[3].second, reinterpret_cast<std::byte*>(c2[2].data()));
+    EXPECT_EQ(in.chunks_used(), 4u);
+}
+
+TEST(serialization, chunks_out_of_order_reused_or_left_over_are_errors) {
+    const std::vector<char> x(100, 'x'), y(200, 'y');
+    ws::output_archive out(10);
+    out(x, y);
+    ASSERT_EQ(out.chunks().size(), 2u);
+    // Left over: decode only the first value.
+    {
+        ws::input_archive in(out.bytes(), out.chunks());
+        std::vector<char> x2;
+        in(x2);
+        EXPECT_THROW(in.finish(), weft::serialization_error);  // bytes and a chunk left
+    }
+    // A chunk index other than the next one: swap the two indices in the bytes.
+    std::vector<std::byte> bytes = out.bytes();
+    const std::size_t first = sizeof(std::uint64_t) + 1;  // x's count, its chunk flag, then its chunk index
+    std::uint64_t one = 1;
+    std::memcpy(bytes.data() + first, &one, sizeof one);
+    ws::input_archive in(bytes, out.chunks());
+    std::vector<char> x2;
+    try {
+        in(x2);
+        FAIL() << "chunk 1 was accepted where chunk 0 was next";
+    } catch (const weft::serialization_error& e) {
+        EXPECT_NE(std::string(e.what()).find("where chunk 0 was next"), std::string::npos) << e.what();
+    }
+    // No data and no source: an error, not a null read.
+    const std::vector<ws::chunk> empty{{nullptr, 100}, {nullptr, 200}};
+    ws::input_archive none(out.bytes(), empty);
+    EXPECT_THROW(none(x2), weft::serialization_error);
 }
 
 TEST(serialization, a_small_threshold_forces_the_chunk_path_everywhere) {

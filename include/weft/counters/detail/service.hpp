@@ -1,10 +1,13 @@
 // What the runtime starts and stops in the counters layer: the active (printed) counters,
-// the interval printer, the trace writer and the hardware counters. The one header the
-// counters layer exports to the runtime (its src/counters/ is private).
+// the interval printer, the trace writer and the hardware counters; which locality this
+// process is and the network statistics the distributed layer feeds. The one header the
+// counters layer exports to the layers above it (its src/counters/ is private).
 #pragma once
 
 #include <weft/counters/counters.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,24 @@ class scheduler;
 
 namespace weft::counters::detail {
 
+/// This process's locality id and the number of localities (default 0 and 1). Called by the
+/// runtime before start_service; names then carry locality#here. A name of another locality
+/// (locality#k, here != k < count) is valid but resolves to nothing here: each locality
+/// evaluates its own instances. Requires here < count (checked: a failure aborts).
+void set_locality(std::uint32_t here, std::uint32_t count) noexcept;
+std::uint32_t locality_here() noexcept;
+std::uint32_t locality_count() noexcept;
+
+/// Cumulative network statistics of this locality, fed by the distributed layer.
+struct network_stats {
+    double parcels_sent = 0, parcels_received = 0, parcels_rejected = 0;
+    double bytes_sent = 0, bytes_received = 0;        // bytes of parcels incl. zero-copy chunks
+    double messages_sent = 0, messages_received = 0;  // transport (MPI) messages
+};
+/// The function that reads them (nullptr: all zero), called from any thread that evaluates
+/// a /parcels, /data or /messages counter. Set before start_service, cleared after stop.
+void set_network_source(network_stats (*read)() noexcept) noexcept;
+
 struct service_config {
     std::vector<std::string> print;  ///< --weft:print-counter patterns
     unsigned interval_ms = 0;        ///< --weft:print-counter-interval; 0: at exit only
@@ -22,6 +43,19 @@ struct service_config {
     bool reset_each = false;         ///< --weft:reset-counters: each print starts a new interval
     std::string trace_file;          ///< --weft:trace; empty: no trace
     unsigned trace_sample_ms = 10;   ///< how often the trace samples its counter tracks
+    /// false on localities other than 0 of a distributed run: counters are resolved and evaluated
+    /// (for gather_at_exit) but nothing is written, no destination file opened, no interval printing.
+    /// The trace is not affected (trace_file decides).
+    bool write = true;
+    /// If set, the "at exit" print passes this locality's values through it and prints what it
+    /// returns (locality 0: every locality's values in locality order; others: their own values
+    /// go to locality 0 and it returns nothing). Called on the thread that calls stop_service,
+    /// without the service's lock, whenever counters are active (print, or add_active), even
+    /// if none of them is this locality's: with the same print everywhere every locality calls
+    /// it exactly once, so it may be a collective. An exception from it is reported on stderr
+    /// and nothing is printed at exit. In CSV, a row whose columns differ from the header's
+    /// gets a header of its own.
+    std::function<std::vector<counter_value>(std::vector<counter_value>)> gather_at_exit;
 };
 
 /// After the scheduler started: resolves the active counters, opens the destination,

@@ -1,0 +1,154 @@
+// weft's side of issue #23's distributed probes: the same round trips and message rate as
+// bench/distributed/mpi_probe.cpp, with weft's actions (scripts/distributed_bench runs
+// both, alternating, and prints weft/MPI). See probe_common.hpp for the method and the
+// output lines. Everything is driven from locality 0 (weft::run's fn runs there only; no
+// --weft:spmd needed), the other localities serve actions.
+//
+// (a) Round trip from locality 0 to 1:
+//     impl=weft-vector  buf = weft::async(echo_action{}, loc1, std::move(buf)).get(), echo
+//                       being std::vector<char> echo(std::vector<char>): the vector moves
+//                       into the call, so runs >= the zero-copy threshold (64 KiB) travel
+//                       as chunks without a copy on the sending side, both ways
+//     impl=weft-u64     (8 B only) int ping(std::uint64_t): the smallest parcel there is
+//                       with an argument and a result
+// (b) Message rate, impl=weft-post: locality 0 asks each locality r < n/2 (itself too, as a
+//     local task) to run stream(r + n/2, M): it reads the partner's counter (a round trip
+//     outside the timing), then posts M empty actions `void nothing()` (each adds 1 to a
+//     counter on the partner) one way, and calls weft::async(received_count_action{},
+//     partner).get() in a loop until the partner's counter has grown by M; the seconds
+//     from the first post to that answer give M / seconds for the pair, nothing subtracted;
+//     the run's rate is the sum over the pairs. The streams start within a round trip of
+//     each other (locality 0 starts them one after the other).
+//
+// Run: mpirun -np 2 bench_distributed_weft_probe --weft:threads=1 (as root with the
+// OMPI_ALLOW_RUN_AS_ROOT variables; see scripts/distributed_bench).
+#include "distributed/probe_common.hpp"
+
+#include <weft/distributed.hpp>
+#include <weft/weft.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+// --- Actions --------------------------------------------------------------------------
+
+std::vector<char> echo(std::vector<char> v) { return v; }
+WEFT_PLAIN_ACTION(echo, echo_action);
+
+int ping(std::uint64_t x) { return static_cast<int>(x & 0xffff); }
+WEFT_PLAIN_ACTION(ping, ping_action);
+
+namespace {
+std::atomic<std::uint64_t> received{0};
+}
+
+void nothing() { received.fetch_add(1, std::memory_order_relaxed); }  // relaxed: a count read by polls
+WEFT_PLAIN_ACTION(nothing, nothing_action);
+
+std::uint64_t received_count() { return received.load(std::memory_order_relaxed); }
+WEFT_PLAIN_ACTION(received_count, received_count_action);
+
+/// Posts `msgs` nothing_actions to locality `partner` and waits until it has run them all;
+/// returns the seconds from the first post to the answer that says so.
+double stream(std::uint32_t partner, std::uint64_t msgs) {
+    weft::id_type const to = weft::find_locality(partner);
+    std::uint64_t const target = weft::async(received_count_action{}, to).get() + msgs;
+    auto const t0 = std::chrono::steady_clock::now();
+    for (std::uint64_t i = 0; i < msgs; ++i) weft::post(nothing_action{}, to);
+    while (weft::async(received_count_action{}, to).get() < target) {
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+WEFT_PLAIN_ACTION(stream, stream_action);
+
+// --- Measurements (on locality 0) -------------------------------------------------------
+
+namespace {
+
+namespace pd = weft::bench::distributed;
+using clock_type = std::chrono::steady_clock;
+
+/// Batches of round trips, as mpi_probe times them: `one(i)` is one round trip.
+template <class F>
+void measure_latency(pd::probe_options const& o, std::size_t size, char const* impl, F one) {
+    auto timed = [&](unsigned reps) {
+        auto const t0 = clock_type::now();
+        for (unsigned i = 0; i < reps; ++i) one(i);
+        return std::chrono::duration<double>(clock_type::now() - t0).count() / reps;
+    };
+    unsigned const reps = pd::warm_up(o, timed);
+    std::vector<double> means;
+    for (unsigned b = 0; b < o.batches; ++b) means.push_back(timed(reps));
+    pd::print_latency(size, impl, weft::get_num_localities(), means, reps);
+}
+
+int latency(pd::probe_options const& o) {
+    weft::id_type const peer = weft::find_locality(1);
+    int wrong = 0;
+    for (std::size_t size : o.sizes) {
+        std::vector<char> buf(size, 'x');
+        measure_latency(o, size, "weft-vector", [&](unsigned) {
+            buf = weft::async(echo_action{}, peer, std::move(buf)).get();
+            if (buf.size() != size || buf.front() != 'x') ++wrong;
+        });
+        if (size == 8) {
+            measure_latency(o, size, "weft-u64", [&](unsigned i) {
+                if (weft::async(ping_action{}, peer, std::uint64_t{i}).get() != static_cast<int>(i & 0xffff)) ++wrong;
+            });
+        }
+    }
+    if (wrong != 0) std::fprintf(stderr, "weft_probe: %d wrong answers in the round trips\n", wrong);
+    return wrong;
+}
+
+/// One run of every pair's stream; the sum of the pairs' rates, and the slowest pair's.
+double streams(std::uint32_t pairs, std::uint64_t msgs, double* slowest = nullptr) {
+    std::vector<weft::future<double>> fs;
+    for (std::uint32_t r = 0; r < pairs; ++r)
+        fs.push_back(weft::async(stream_action{}, weft::find_locality(r), r + pairs, msgs));
+    double sum = 0, lowest = 0;
+    for (std::uint32_t r = 0; r < pairs; ++r) {
+        double const pair_rate = static_cast<double>(msgs) / fs[r].get();
+        sum += pair_rate;
+        lowest = r == 0 ? pair_rate : std::min(lowest, pair_rate);
+    }
+    if (slowest != nullptr) *slowest = lowest;
+    return sum;
+}
+
+void rate(pd::probe_options const& o) {
+    std::uint32_t const n = weft::get_num_localities();
+    std::uint32_t const pairs = n / 2;
+    // Warm-up: 20,000 posts per pair, then as many as that rate says one timed run takes;
+    // the timed runs' size from the slowest pair's rate in the second.
+    double slowest = 0;
+    streams(pairs, 20'000, &slowest);
+    streams(pairs, pd::rate_messages_for(o, slowest), &slowest);
+    std::uint64_t const msgs = pd::rate_messages_for(o, slowest);
+    std::vector<double> runs;
+    for (unsigned r = 0; r < o.rate_reps; ++r) runs.push_back(streams(pairs, msgs));
+    pd::print_rate("weft-post", n, pairs, runs, msgs);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    pd::probe_options const o = pd::parse_probe_options(argc, argv);
+    return weft::run(argc, argv, [&](int, char**) -> int {
+        if (weft::get_num_localities() < 2) {
+            std::fprintf(stderr, "weft_probe: needs at least 2 localities (mpirun -np 2 ...)\n");
+            return 2;
+        }
+        int rc = 0;
+        if (o.latency) rc = latency(o);
+        if (o.rate) rate(o);
+        return rc == 0 ? 0 : 1;
+    });
+}

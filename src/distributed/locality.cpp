@@ -1,0 +1,376 @@
+// The distributed layer's running part (issue #23): this locality, the parcels it
+// receives (each call runs as a task; results complete the caller's future), global
+// termination, and the functions of weft/distributed/locality.hpp.
+#include "transport.hpp"
+
+#include <weft/config/errors.hpp>
+#include <weft/counters/detail/service.hpp>
+#include <weft/distributed/action.hpp>
+#include <weft/distributed/continuations.hpp>
+#include <weft/distributed/detail/parcelport.hpp>
+#include <weft/distributed/detail/runtime_hooks.hpp>
+#include <weft/distributed/locality.hpp>
+#include <weft/ext/background_work.hpp>
+#include <weft/sched/post.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <tuple>
+
+namespace weft::distributed::detail {
+namespace {
+
+struct locality_state {
+    std::unique_ptr<transport> net;  ///< null: one locality
+    std::uint32_t here = 0;
+    std::uint32_t count = 1;
+    launch_config cfg;
+    ext::background_work_id poll_id = 0;
+    bool polling = false;
+    // Written before the workers run parcels and read by them after (the scheduler's
+    // start and the background work's registration order them).
+    std::atomic<bool> running{false};
+    std::atomic<std::uint64_t> rejected{0};  ///< parcels whose payload did not decode
+};
+
+locality_state& state() {
+    static locality_state s;
+    return s;
+}
+
+continuation_table& table() {
+    static continuation_table t;
+    return t;
+}
+
+transport& net() noexcept { return *state().net; }
+
+bool poll(void* arg, unsigned) noexcept {
+    return static_cast<transport*>(arg)->progress(ext::background_caller_idle());
+}
+
+serialization::output_archive& result_archive() { return scratch_archive(); }
+
+/// The chunks of a received parcel, received from its sender when its decoder gets to them.
+class remote_chunks final : public serialization::chunk_source {
+public:
+    remote_chunks(const parcel_view& v) : source_(v.header.source), tag_(v.header.chunk_tag) {
+        for (std::size_t i = 0; i < v.header.chunks; ++i)
+            chunks_.push_back({nullptr, static_cast<std::size_t>(v.chunk_size(i))});
+    }
+    void receive(std::size_t index, std::byte* destination, std::size_t size) override {
+        net().receive_chunk(source_, tag_ + static_cast<std::uint32_t>(index), destination, size);
+    }
+    /// Receives and drops the chunks a failed decode left (their sender waits for them).
+    void drain(std::size_t used) {
+        for (std::size_t i = used; i < chunks_.size(); ++i) {
+            std::vector<std::byte> sink(chunks_[i].size);
+            receive(i, sink.data(), sink.size());
+        }
+    }
+    std::span<const serialization::chunk> chunks() const noexcept { return chunks_; }
+
+private:
+    std::uint32_t source_, tag_;
+    std::vector<serialization::chunk> chunks_;
+};
+
+void report_rejected(const parcel_view& v, const char* what, const std::string& why) {
+    state().rejected.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+    net().stats.parcels_rejected.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+    std::fprintf(stderr, "weft: locality %u rejected a parcel from locality %u: %s: %s\n", state().here,
+                 v.header.source, what, why.c_str());
+    std::fflush(stderr);
+}
+
+void answer(const parcel_view& v, parcel_kind kind, const serialization::output_archive& out,
+            std::shared_ptr<const void> keep) {
+    send_parcel(v.header.source, kind, 0, v.header.continuation, out, std::move(keep));
+}
+
+/// A call parcel's task: decode, run, answer.
+void run_call(frame* f, const parcel_view& v, const action_entry* action) {
+    remote_chunks chunks(v);
+    serialization::input_archive in(v.payload, chunks.chunks(), &chunks);
+    bool decoded = false;
+    std::shared_ptr<const void> keep;
+    std::exception_ptr error;
+    try {
+        keep = action->invoke(in, &result_archive, decoded);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    if (error) chunks.drain(in.chunks_used());
+    net().release(f);
+    if (!error) {
+        // The result is in this thread's archive (invoke encoded it after the function
+        // returned, on the thread the task runs on now); a void result too, in an emptied one.
+        if (v.header.continuation != 0) {
+            serialization::output_archive& out = scratch_archive(false);
+            answer(v, parcel_kind::result, out, std::move(keep));
+        }
+        return;
+    }
+    if (!decoded) {
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            report_rejected(v, action->name.data(), std::string("its arguments do not decode: ") + e.what());
+        }
+    }
+    if (v.header.continuation == 0) {
+        if (decoded) posted_action_failed(action->name, error);
+        return;
+    }
+    serialization::output_archive& out = scratch_archive();
+    encode_exception(out, error, state().here);
+    answer(v, parcel_kind::exception, out, nullptr);
+}
+
+/// A result or exception parcel: completes the caller's future.
+void complete(frame* f, const parcel_view& v, serialization::input_archive& in, remote_chunks* chunks) {
+    bool known = false;
+    if (v.header.kind == parcel_kind::result) {
+        known = table().complete(v.header.continuation, in);
+    } else {
+        std::exception_ptr x;
+        try {
+            x = decode_exception(in);
+        } catch (...) {
+            x = std::current_exception();
+        }
+        known = table().fail(v.header.continuation, x);
+    }
+    if (chunks != nullptr) chunks->drain(in.chunks_used());
+    if (!known) report_rejected(v, "a result", "nobody waits for continuation " + std::to_string(v.header.continuation));
+    net().release(f);
+}
+
+/// The transport's delivery: runs under its progress lock, on a worker's loop.
+void deliver(frame* f, const parcel_view& v) {
+    if (v.header.kind == parcel_kind::call) {
+        const action_entry* action = action_table::instance().find(v.header.action);  // checked by split_message
+        weft::post(task_attributes{task_priority::normal, action->name.data()},
+                   [f, v, action] { run_call(f, v, action); });
+        return;
+    }
+    if (v.header.chunks == 0) {
+        serialization::input_archive in(v.payload);
+        complete(f, v, in, nullptr);
+        return;
+    }
+    // A result with chunks to receive: in a task, which may wait for them.
+    weft::post(task_attributes{task_priority::high, "weft: receive a result"}, [f, v] {
+        remote_chunks chunks(v);
+        serialization::input_archive in(v.payload, chunks.chunks(), &chunks);
+        complete(f, v, in, &chunks);
+    });
+}
+
+counters::detail::network_stats read_stats() noexcept {
+    counters::detail::network_stats s;
+    const locality_state& st = state();
+    if (!st.net) return s;
+    const transport_stats& t = st.net->stats;
+    // relaxed (all): statistics.
+    s.parcels_sent = static_cast<double>(t.parcels_sent.load(std::memory_order_relaxed));
+    s.parcels_received = static_cast<double>(t.parcels_received.load(std::memory_order_relaxed));
+    s.parcels_rejected = static_cast<double>(t.parcels_rejected.load(std::memory_order_relaxed));
+    s.bytes_sent = static_cast<double>(t.bytes_sent.load(std::memory_order_relaxed));
+    s.bytes_received = static_cast<double>(t.bytes_received.load(std::memory_order_relaxed));
+    s.messages_sent = static_cast<double>(t.messages_sent.load(std::memory_order_relaxed));
+    s.messages_received = static_cast<double>(t.messages_received.load(std::memory_order_relaxed));
+    return s;
+}
+
+void require_running(const char* what) {
+    if (!state().running.load(std::memory_order_acquire))  // acquire: pairs with start()
+        throw runtime_state_error(std::string(what) + ": no weft runtime is running");
+}
+
+}  // namespace
+
+// --- What the action templates use (detail/parcelport.hpp) --------------------------
+
+std::uint32_t here() noexcept { return state().here; }
+std::uint32_t localities() noexcept { return state().count; }
+continuation_table& continuations() noexcept { return table(); }
+
+serialization::output_archive& scratch_archive(bool clear) {
+    thread_local serialization::output_archive archive;
+    if (!clear) return archive;
+    const std::size_t threshold = state().cfg.zero_copy_threshold;
+    if (archive.zero_copy_threshold() != threshold) archive = serialization::output_archive(threshold);
+    archive.clear();
+    return archive;
+}
+
+void check_target(const char* what, std::uint32_t target_locality, bool target_valid) {
+    require_running(what);
+    if (!target_valid) throw weft::error(std::string(what) + ": the target is the null id");
+    if (target_locality >= state().count)
+        throw weft::error(std::string(what) + ": there is no locality#" + std::to_string(target_locality) +
+                          " in this run of " + std::to_string(state().count) + " localit" +
+                          (state().count == 1 ? "y" : "ies"));
+}
+
+void send_parcel(std::uint32_t destination, parcel_kind kind, std::uint32_t action, std::uint64_t continuation,
+                 const serialization::output_archive& payload, std::shared_ptr<const void> keep) {
+    locality_state& s = state();
+    if (!s.net || !s.running.load(std::memory_order_acquire))  // acquire: pairs with start()
+        throw runtime_state_error("weft: a parcel for locality " + std::to_string(destination) +
+                                  " with no distributed runtime running");
+    parcel_header h;
+    h.kind = kind;
+    h.source = s.here;
+    h.destination = destination;
+    h.action = action;
+    h.continuation = continuation;
+    s.net->send(h, payload.bytes(), payload.chunks(), std::move(keep));
+}
+
+void posted_action_failed(std::string_view action, const std::exception_ptr& e) noexcept {
+    std::string what = "an exception of unknown type";
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+        what = type_name(typeid(x)) + ": " + x.what();
+    } catch (...) {
+    }
+    std::fprintf(stderr, "weft: action %.*s posted to locality %u threw %s; ending the program (nobody waits for it)\n",
+                 static_cast<int>(action.size()), action.data(), state().here, what.c_str());
+    std::fflush(stderr);
+    if (state().net) state().net->abort_all(1);
+    std::_Exit(1);
+}
+
+// --- The runtime's hooks (detail/runtime_hooks.hpp) ----------------------------------
+
+launch_info launch(const launch_config& cfg) {
+    locality_state& s = state();
+    s.cfg = cfg;
+    s.net = make_mpi_transport({cfg.coalesce_bytes, cfg.max_message});
+    s.here = s.net ? s.net->here() : 0;
+    s.count = s.net ? s.net->size() : 1;
+    counters::detail::set_network_source(&read_stats);
+    return {s.here, s.count, s.net ? s.net->local_size() : 1};
+}
+
+void start(unsigned workers, unsigned cores) {
+    locality_state& s = state();
+    action_table& actions = action_table::instance();
+    actions.freeze();
+    if (s.net) {
+        s.net->check_same_program(actions.checksum(), actions.size());
+        s.net->open({s.here, s.count, actions.size()}, &deliver);
+        s.net->set_oversubscribed(std::uint64_t{s.net->local_size()} * workers > cores);
+    }
+    s.running.store(true, std::memory_order_release);  // release: pairs with require_running
+    if (s.net && s.count > 1) {
+        // A message may arrive at any time: one worker always polls (it naps when the
+        // node is oversubscribed; see mpi_transport.cpp).
+        s.poll_id = ext::add_background_work(&poll, s.net.get(), 64);
+        ext::background_work_started(s.poll_id);
+        s.polling = true;
+    }
+}
+
+void quiesce(void (*wait_local)(void*), void* arg) {
+    locality_state& s = state();
+    if (!s.net || s.count == 1) return;
+    // Mattern's four-counter method (termination.hpp) over this locality's messages.
+    termination_detector detector;
+    for (;;) {
+        wait_local(arg);
+        if (!s.net->idle()) {
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
+            continue;
+        }
+        if (detector.wave_done(s.net->wave(s.net->message_counts()))) return;
+    }
+}
+
+void stop_progress() {
+    locality_state& s = state();
+    if (!s.net) return;
+    s.net->close();
+    if (s.polling) {
+        ext::background_work_finished(s.poll_id);
+        ext::remove_background_work(s.poll_id);
+        s.polling = false;
+    }
+    s.running.store(false, std::memory_order_release);  // release: pairs with require_running
+    // Global termination leaves nobody waiting; a call whose answer can no longer come
+    // (a task abandoned its future) must not wait for ever either.
+    table().fail_all(std::make_exception_ptr(runtime_state_error("weft: the runtime stopped before the answer came")));
+}
+
+std::vector<counters::counter_value> gather_counters(std::vector<counters::counter_value> mine) {
+    locality_state& s = state();
+    if (!s.net || s.count == 1) return mine;
+    using row = std::tuple<std::string, std::string, double, bool, std::string, double>;
+    std::vector<row> rows;
+    for (auto& v : mine) rows.emplace_back(v.name, v.unit, v.value, v.available, v.reason, v.interval_s);
+    const std::vector<std::byte> bytes = serialization::to_bytes(rows);
+    std::vector<counters::counter_value> all;
+    for (const auto& part : s.net->gather(bytes)) {
+        std::vector<row> theirs;
+        try {
+            serialization::from_bytes(part, theirs);
+        } catch (const serialization_error& e) {
+            std::fprintf(stderr, "weft: a locality's counters did not decode: %s\n", e.what());
+            continue;
+        }
+        for (auto& [name, unit, value, available, reason, interval] : theirs)
+            all.push_back({std::move(name), std::move(unit), value, available, std::move(reason), interval});
+    }
+    return all;
+}
+
+void shutdown() noexcept {
+    locality_state& s = state();
+    counters::detail::set_network_source(nullptr);
+    s.net.reset();
+    s.here = 0;
+    s.count = 1;
+}
+
+}  // namespace weft::distributed::detail
+
+// --- weft/distributed/locality.hpp ----------------------------------------------------
+
+namespace weft {
+
+using distributed::detail::state;
+
+id_type find_here() {
+    distributed::detail::require_running("weft::find_here");
+    return id_type::locality(state().here);
+}
+
+std::vector<id_type> find_all_localities() {
+    distributed::detail::require_running("weft::find_all_localities");
+    std::vector<id_type> all;
+    for (std::uint32_t i = 0; i < state().count; ++i) all.push_back(id_type::locality(i));
+    return all;
+}
+
+std::vector<id_type> find_remote_localities() {
+    distributed::detail::require_running("weft::find_remote_localities");
+    std::vector<id_type> all;
+    for (std::uint32_t i = 0; i < state().count; ++i)
+        if (i != state().here) all.push_back(id_type::locality(i));
+    return all;
+}
+
+id_type find_locality(std::uint32_t n) {
+    distributed::detail::check_target("weft::find_locality", n, true);
+    return id_type::locality(n);
+}
+
+std::uint32_t get_locality_id() noexcept { return state().here; }
+std::uint32_t get_num_localities() noexcept { return state().count; }
+
+}  // namespace weft

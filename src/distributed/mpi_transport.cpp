@@ -1,0 +1,764 @@
+// The MPI transport (transport.hpp; issue #23). What this machine taught us is in
+// ../shared/DESIGN.md, "The distributed layer": never let a worker block inside MPI, one
+// progress owner at a time, spin then yield then park, and only when oversubscribed.
+//
+// Messages: parcels to one destination gather in an outbox and leave as one message
+// (tag 1) when a worker polls or enough has gathered. A parcel's zero-copy chunks leave
+// beside it, each under a tag of its own (tags from 16 up, allocated per destination, so
+// that the task that decodes the parcel receives them, whenever it gets to them, straight
+// into the storage its codec allocated). A message or chunk longer than max_message
+// (at most INT_MAX) goes as pieces under one tag, which MPI's non-overtaking order keeps
+// in sequence; a single parcel longer than that travels as a large_message parcel whose
+// one chunk is the parcel.
+#include "transport.hpp"
+
+#include <weft/config/errors.hpp>
+#include <weft/futures/promise.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace weft::distributed::detail {
+namespace {
+
+constexpr int tag_message = 1;
+constexpr int first_chunk_tag = 16;
+/// Messages up to this size are received with MPI_Mrecv once probed (they are there:
+/// eager protocol); larger ones with MPI_Imrecv, completed by later polls.
+constexpr int mrecv_limit = 64 * 1024;
+/// Messages probed per poll at most, so that a busy worker's poll stays short.
+constexpr int probes_per_poll = 32;
+/// Malformed messages reported in full on stderr; the rest are only counted.
+constexpr std::uint64_t rejects_reported = 10;
+
+int world_rank() noexcept {
+    int r = -1;
+    int up = 0;
+    MPI_Initialized(&up);
+    if (up != 0) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+[[noreturn]] void mpi_failed(const char* call, int rc) noexcept {
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    std::fprintf(stderr, "weft: locality %d: %s failed: %.*s\n", world_rank(), call, len, text);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::_Exit(1);
+}
+
+#define WEFT_MPI(call)                                                                   \
+    do {                                                                                 \
+        if (const int weft_rc = (call); weft_rc != MPI_SUCCESS) mpi_failed(#call, weft_rc); \
+    } while (false)
+
+/// MPI is initialized once per process and finalized at exit (runtimes may come and go
+/// in between; MPI cannot be initialized twice).
+bool mpi_initialized_by_weft = false;
+
+void finalize_at_exit() noexcept {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized == 0) MPI_Finalize();
+}
+
+/// One chunk queued to go: where it is, how long, its tag.
+struct outgoing_chunk {
+    const std::byte* data;
+    std::size_t size;
+    int tag;
+};
+
+/// Parcels queued for one destination.
+struct outbox {
+    std::mutex m;
+    std::vector<std::byte> bytes;                 ///< the message being gathered
+    std::vector<std::vector<std::byte>> full;     ///< gathered messages that reached max_message
+    std::vector<outgoing_chunk> chunks;
+    std::vector<std::shared_ptr<const void>> keeps;
+    std::uint64_t parcels = 0;
+    /// Something queued (set under m with release, cleared by the flusher under m).
+    std::atomic<bool> dirty{false};
+    /// Chunk tags handed out so far (relaxed: only their distinctness matters).
+    std::atomic<std::uint64_t> tags{0};
+};
+
+/// A task waiting for a chunk.
+struct chunk_request {
+    std::uint32_t source;
+    int tag;
+    std::byte* destination;
+    std::size_t size;
+    weft::promise<void> done;
+};
+
+/// What a group of MPI requests completes.
+struct operation {
+    enum kind_t { send, receive_message, receive_chunk, receive_large, wave } kind = send;
+    int pending = 0;
+    std::vector<std::vector<std::byte>> buffers;  // send
+    std::vector<std::shared_ptr<const void>> keeps;  // send
+    frame* fr = nullptr;                      // receive_message, receive_large
+    chunk_request* request = nullptr;         // receive_chunk
+};
+
+class mpi_transport final : public transport {
+public:
+    explicit mpi_transport(const transport_config& cfg);
+    ~mpi_transport() override;
+
+    std::uint32_t here() const noexcept override { return static_cast<std::uint32_t>(rank_); }
+    std::uint32_t size() const noexcept override { return static_cast<std::uint32_t>(size_); }
+    std::uint32_t local_size() const noexcept override { return static_cast<std::uint32_t>(local_size_); }
+    void check_same_program(std::uint64_t checksum, std::uint64_t actions) override;
+    void open(const parcel_limits& limits, deliver_fn deliver) override {
+        limits_ = limits;
+        deliver_ = deliver;
+    }
+    void send(parcel_header h, std::span<const std::byte> payload, std::span<const serialization::chunk> chunks,
+              std::shared_ptr<const void> keep) override;
+    void receive_chunk(std::uint32_t source, std::uint32_t tag, std::byte* destination, std::size_t size) override;
+    void release(frame* f) noexcept override;
+    bool progress(bool idle_caller) noexcept override;
+    bool idle() const noexcept override;
+    parcel_counts message_counts() const noexcept override {
+        // acquire (both): a count read after the deliveries it counts (see deliver_message).
+        return {messages_out_.load(std::memory_order_acquire), messages_in_.load(std::memory_order_acquire)};
+    }
+    parcel_counts wave(parcel_counts mine) override;
+    void close() override;
+    std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine) override;
+
+    void set_oversubscribed(bool v) noexcept override { oversubscribed_ = v; }
+    [[noreturn]] void abort_all(int code) noexcept override {
+        MPI_Abort(MPI_COMM_WORLD, code);
+        std::_Exit(code);
+    }
+
+private:
+    int allocate_tags(outbox& o, std::size_t n) noexcept;
+    void enqueue(std::uint32_t destination, const parcel_header& h, std::span<const std::byte> payload,
+                 std::span<const outgoing_chunk> chunks, std::shared_ptr<const void> keep, std::size_t data_bytes);
+    bool try_flush_now() noexcept;
+    // Under the progress lock:
+    bool flush() noexcept;
+    bool post_chunk_requests() noexcept;
+    bool complete_requests() noexcept;
+    bool probe() noexcept;
+    bool start_wave() noexcept;
+    void post_pieces(operation* op, bool receive, std::byte* data, std::size_t size, int peer, int tag) noexcept;
+    void add_request(MPI_Request r, operation* op) noexcept;
+    operation* new_operation(operation::kind_t k) noexcept;
+    void finish(operation* op) noexcept;
+    void deliver_message(frame* f, bool counted) noexcept;
+    frame* new_frame(std::size_t size, std::uint32_t source) noexcept;
+    void back_off(bool did) noexcept;
+
+    transport_config cfg_;
+    MPI_Comm comm_ = MPI_COMM_NULL;  // parcels and chunks
+    MPI_Comm coll_ = MPI_COMM_NULL;  // start-up check, termination waves, gather
+    int rank_ = 0, size_ = 1, local_size_ = 1;
+    std::uint64_t tag_span_ = 0;
+    bool oversubscribed_ = false;
+    std::vector<std::unique_ptr<outbox>> outboxes_;
+    /// Some outbox is dirty (a hint for the flusher; relaxed, re-checked per outbox).
+    std::atomic<bool> any_dirty_{false};
+
+    /// The progress owner (a try-lock, never waited for; reentrant calls just fail).
+    std::atomic<bool> progress_owned_{false};
+    // Owned by whoever holds progress_owned_:
+    std::vector<MPI_Request> requests_;
+    std::vector<operation*> request_ops_;
+    std::vector<int> completed_;
+    std::vector<operation*> done_ops_;
+    std::vector<std::unique_ptr<operation>> spare_ops_;
+    std::vector<std::vector<std::byte>> spare_buffers_;
+    std::vector<parcel_view> views_;
+    std::vector<outgoing_chunk> chunk_scratch_;
+    parcel_limits limits_;
+    deliver_fn deliver_ = nullptr;
+    std::uint64_t rejected_ = 0;
+
+    std::mutex requests_mutex_;
+    std::vector<chunk_request*> chunk_requests_;
+    std::atomic<bool> have_chunk_requests_{false};
+
+    std::mutex frames_mutex_;
+    std::vector<frame*> spare_frames_;
+
+    /// Large messages being received in pieces (relaxed: idle() is re-checked each wave).
+    std::atomic<int> large_pending_{0};
+    std::atomic<std::uint64_t> messages_out_{0}, messages_in_{0};
+
+    std::mutex wave_mutex_;
+    std::condition_variable wave_cv_;
+    enum class wave_state { none, asked, running, done } wave_state_ = wave_state::none;
+    std::uint64_t wave_in_[2] = {}, wave_out_[2] = {};
+    std::atomic<bool> wave_asked_{false};
+
+    std::chrono::steady_clock::time_point idle_since_{};
+    bool idle_streak_ = false;
+};
+
+mpi_transport::mpi_transport(const transport_config& cfg) : cfg_(cfg) {
+    cfg_.max_message = std::clamp<std::size_t>(cfg_.max_message, 4096, INT_MAX);
+    WEFT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm_));
+    WEFT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &coll_));
+    // Errors come back to WEFT_MPI, which names the call and the locality before it aborts.
+    WEFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+    WEFT_MPI(MPI_Comm_set_errhandler(coll_, MPI_ERRORS_RETURN));
+    WEFT_MPI(MPI_Comm_rank(comm_, &rank_));
+    WEFT_MPI(MPI_Comm_size(comm_, &size_));
+    MPI_Comm node = MPI_COMM_NULL;
+    WEFT_MPI(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
+    WEFT_MPI(MPI_Comm_size(node, &local_size_));
+    WEFT_MPI(MPI_Comm_free(&node));
+    void* ub = nullptr;
+    int flag = 0;
+    WEFT_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
+    const int tag_ub = flag != 0 ? *static_cast<int*>(ub) : 32767;  // 32767: the standard's minimum
+    tag_span_ = static_cast<std::uint64_t>(tag_ub - first_chunk_tag + 1);
+    for (int i = 0; i < size_; ++i) outboxes_.push_back(std::make_unique<outbox>());
+}
+
+mpi_transport::~mpi_transport() {
+    for (auto& op : spare_ops_) op.reset();
+    for (frame* f : spare_frames_) delete f;
+    MPI_Comm_free(&comm_);
+    MPI_Comm_free(&coll_);
+}
+
+void mpi_transport::check_same_program(std::uint64_t checksum, std::uint64_t actions) {
+    // max of (x, ~x) gives both max and min: they differ iff some locality differs.
+    std::uint64_t mine[4] = {checksum, ~checksum, actions, ~actions}, all[4] = {};
+    WEFT_MPI(MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_MAX, coll_));
+    if (all[0] == checksum && all[1] == ~checksum && all[2] == actions && all[3] == ~actions) return;
+    std::vector<std::uint64_t> each(2 * static_cast<std::size_t>(size_));
+    std::uint64_t pair[2] = {checksum, actions};
+    WEFT_MPI(MPI_Gather(pair, 2, MPI_UINT64_T, each.data(), 2, MPI_UINT64_T, 0, coll_));
+    if (rank_ == 0) {
+        std::string which;
+        for (int i = 0; i < size_; ++i) {
+            char line[128];
+            std::snprintf(line, sizeof line, "\n  locality %d: %llu actions, checksum %016llx", i,
+                          static_cast<unsigned long long>(each[2 * static_cast<std::size_t>(i) + 1]),
+                          static_cast<unsigned long long>(each[2 * static_cast<std::size_t>(i)]));
+            which += line;
+        }
+        std::fprintf(stderr,
+                     "weft: the localities run different programs (their tables of actions differ):%s\n"
+                     "weft: start the same binary on every locality\n",
+                     which.c_str());
+        std::fflush(stderr);
+    }
+    MPI_Barrier(coll_);
+    std::exit(1);
+}
+
+int mpi_transport::allocate_tags(outbox& o, std::size_t n) noexcept {
+    for (;;) {
+        // relaxed: tags need only be distinct among the chunks in flight to one destination.
+        const std::uint64_t start = o.tags.fetch_add(n, std::memory_order_relaxed) % tag_span_;
+        if (start + n <= tag_span_) return first_chunk_tag + static_cast<int>(start);
+        // The range would wrap past the largest tag: take the next one (n << tag_span_).
+    }
+}
+
+void mpi_transport::send(parcel_header h, std::span<const std::byte> payload,
+                         std::span<const serialization::chunk> chunks, std::shared_ptr<const void> keep) {
+    if (h.destination >= outboxes_.size() || h.destination == here())
+        throw weft::error("weft: a parcel for locality " + std::to_string(h.destination) + " sent by locality " +
+                          std::to_string(here()) + " (of " + std::to_string(size_) + ")");
+    if (chunks.size() > parcel_header::max_chunks)
+        throw serialization_error("weft: a parcel with " + std::to_string(chunks.size()) + " zero-copy chunks (at most " +
+                                  std::to_string(parcel_header::max_chunks) + ")");
+    outbox& o = *outboxes_[h.destination];
+    outgoing_chunk local[8];
+    std::vector<outgoing_chunk> many;
+    std::span<outgoing_chunk> out(local, chunks.size() <= 8 ? chunks.size() : 0);
+    if (chunks.size() > 8) {
+        many.resize(chunks.size());
+        out = many;
+    }
+    std::size_t data = sizeof(parcel_header) + chunks.size() * sizeof(std::uint64_t) + payload.size();
+    const int tag = chunks.empty() ? 0 : allocate_tags(o, chunks.size());
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+        out[i] = {chunks[i].data, chunks[i].size, tag + static_cast<int>(i)};
+        data += chunks[i].size;
+    }
+    h.chunks = static_cast<std::uint32_t>(chunks.size());
+    h.chunk_tag = static_cast<std::uint32_t>(tag);
+    const std::size_t parcel_bytes = sizeof(parcel_header) + chunks.size() * sizeof(std::uint64_t) + payload.size();
+    stats.parcels_sent.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+    stats.bytes_sent.fetch_add(data, std::memory_order_relaxed);  // relaxed: a statistic
+    if (parcel_bytes <= cfg_.max_message) {
+        enqueue(h.destination, h, payload, out, std::move(keep), parcel_bytes);
+        return;
+    }
+    // Too long for one message: the parcel becomes the one chunk of a large_message parcel.
+    auto body = std::make_shared<std::pair<std::vector<std::byte>, std::shared_ptr<const void>>>();
+    append_parcel(body->first, h, chunks, payload);
+    body->second = std::move(keep);
+    parcel_header announce;
+    announce.kind = parcel_kind::large_message;
+    announce.source = h.source;
+    announce.destination = h.destination;
+    announce.chunks = 1;
+    const int body_tag = allocate_tags(o, 1);
+    announce.chunk_tag = static_cast<std::uint32_t>(body_tag);
+    std::vector<outgoing_chunk> all(out.begin(), out.end());
+    all.push_back({body->first.data(), body->first.size(), body_tag});
+    enqueue(h.destination, announce, {}, all, std::move(body), sizeof announce + sizeof(std::uint64_t));
+}
+
+void mpi_transport::enqueue(std::uint32_t destination, const parcel_header& h, std::span<const std::byte> payload,
+                            std::span<const outgoing_chunk> chunks, std::shared_ptr<const void> keep,
+                            std::size_t parcel_bytes) {
+    outbox& o = *outboxes_[destination];
+    bool now = false;
+    {
+        const std::lock_guard lock(o.m);
+        if (!o.bytes.empty() && o.bytes.size() + parcel_bytes > cfg_.max_message) o.full.push_back(std::move(o.bytes));
+        const std::size_t at = o.bytes.size();
+        o.bytes.resize(at + sizeof h);
+        // The chunk sizes say what travels beside the message; for a large_message parcel
+        // that is the body (the last chunk), the parcel's own chunks being the body's.
+        parcel_header w = h;
+        std::span<const outgoing_chunk> listed = chunks;
+        if (h.kind == parcel_kind::large_message) listed = chunks.last(1);
+        w.chunks = static_cast<std::uint32_t>(listed.size());
+        w.payload_bytes = payload.size();
+        std::memcpy(o.bytes.data() + at, &w, sizeof w);
+        for (const outgoing_chunk& c : listed) {
+            const std::uint64_t size = c.size;
+            const std::size_t p = o.bytes.size();
+            o.bytes.resize(p + sizeof size);
+            std::memcpy(o.bytes.data() + p, &size, sizeof size);
+        }
+        o.bytes.insert(o.bytes.end(), payload.begin(), payload.end());
+        o.chunks.insert(o.chunks.end(), chunks.begin(), chunks.end());
+        if (keep) o.keeps.push_back(std::move(keep));
+        ++o.parcels;
+        now = cfg_.coalesce_bytes == 0 || o.bytes.size() >= cfg_.coalesce_bytes || !o.full.empty();
+        o.dirty.store(true, std::memory_order_release);  // release: the flusher's acquire sees the bytes
+    }
+    any_dirty_.store(true, std::memory_order_release);  // release: as above
+    if (now) try_flush_now();
+}
+
+bool mpi_transport::try_flush_now() noexcept {
+    bool expected = false;
+    // acquire: the previous owner's work on the request lists happens before ours.
+    if (!progress_owned_.compare_exchange_strong(expected, true, std::memory_order_acquire)) return false;
+    const bool did = flush();
+    progress_owned_.store(false, std::memory_order_release);  // release: pairs with the acquire above
+    return did;
+}
+
+bool mpi_transport::progress(bool idle_caller) noexcept {
+    bool expected = false;
+    // acquire: the previous owner's work on the request lists happens before ours.
+    if (!progress_owned_.compare_exchange_strong(expected, true, std::memory_order_acquire)) return false;
+    bool did = flush();
+    did = post_chunk_requests() || did;
+    did = complete_requests() || did;
+    did = probe() || did;
+    did = start_wave() || did;
+    progress_owned_.store(false, std::memory_order_release);  // release: pairs with the acquire above
+    if (idle_caller) back_off(did);
+    return did;
+}
+
+// Pollers on a node with more workers than cores give their core away: after 5 ms with
+// nothing to do, 50 us naps (a message then waits at most that long; a busy exchange never
+// naps). Without oversubscription they only spin and yield (the scheduler's loop).
+void mpi_transport::back_off(bool did) noexcept {
+    if (!oversubscribed_) return;
+    if (did) {
+        idle_streak_ = false;
+        return;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (!idle_streak_) {
+        idle_streak_ = true;
+        idle_since_ = now;
+        return;
+    }
+    if (now - idle_since_ > std::chrono::milliseconds(5)) std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
+bool mpi_transport::flush() noexcept {
+    if (!any_dirty_.load(std::memory_order_acquire)) return false;  // acquire: pairs with enqueue's release
+    any_dirty_.store(false, std::memory_order_relaxed);  // relaxed: a sender that sets it again is seen next poll
+    bool did = false;
+    for (std::size_t d = 0; d < outboxes_.size(); ++d) {
+        outbox& o = *outboxes_[d];
+        if (!o.dirty.load(std::memory_order_acquire)) continue;  // acquire: pairs with enqueue's release
+        operation* op = new_operation(operation::send);
+        {
+            const std::lock_guard lock(o.m);
+            op->buffers = std::move(o.full);
+            o.full.clear();
+            if (!o.bytes.empty()) {
+                op->buffers.push_back(std::move(o.bytes));
+                if (!spare_buffers_.empty()) {
+                    o.bytes = std::move(spare_buffers_.back());
+                    spare_buffers_.pop_back();
+                }
+                o.bytes.clear();
+            }
+            op->keeps.swap(o.keeps);
+            chunk_scratch_.swap(o.chunks);
+            o.dirty.store(false, std::memory_order_relaxed);  // relaxed: under o.m
+        }
+        for (auto& b : op->buffers) {
+            post_pieces(op, false, b.data(), b.size(), static_cast<int>(d), tag_message);
+            messages_out_.fetch_add(1, std::memory_order_release);  // release: read by message_counts
+            stats.messages_sent.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+        }
+        for (const outgoing_chunk& c : chunk_scratch_)
+            post_pieces(op, false, const_cast<std::byte*>(c.data), c.size, static_cast<int>(d), c.tag);
+        chunk_scratch_.clear();
+        if (op->pending == 0) finish(op);
+        did = true;
+    }
+    return did;
+}
+
+void mpi_transport::post_pieces(operation* op, bool receive, std::byte* data, std::size_t size, int peer,
+                                int tag) noexcept {
+    // One request per piece of at most max_message bytes (MPI counts are ints); an empty
+    // run is one empty message, so that sender and receiver agree on the number.
+    std::size_t at = 0;
+    do {
+        const int n = static_cast<int>(std::min(size - at, cfg_.max_message));
+        MPI_Request r = MPI_REQUEST_NULL;
+        if (receive) WEFT_MPI(MPI_Irecv(data + at, n, MPI_BYTE, peer, tag, comm_, &r));
+        else WEFT_MPI(MPI_Isend(data + at, n, MPI_BYTE, peer, tag, comm_, &r));
+        add_request(r, op);
+        at += static_cast<std::size_t>(n);
+    } while (at < size);
+}
+
+void mpi_transport::add_request(MPI_Request r, operation* op) noexcept {
+    requests_.push_back(r);
+    request_ops_.push_back(op);
+    ++op->pending;
+}
+
+operation* mpi_transport::new_operation(operation::kind_t k) noexcept {
+    operation* op = nullptr;
+    if (!spare_ops_.empty()) {
+        op = spare_ops_.back().release();
+        spare_ops_.pop_back();
+    } else {
+        op = new operation;
+    }
+    op->kind = k;
+    op->pending = 0;
+    return op;
+}
+
+void mpi_transport::finish(operation* op) noexcept {
+    switch (op->kind) {
+    case operation::send:
+        for (auto& b : op->buffers) {
+            b.clear();
+            if (b.capacity() <= 4 * cfg_.coalesce_bytes + 4096 && spare_buffers_.size() < 64)
+                spare_buffers_.push_back(std::move(b));
+        }
+        op->buffers.clear();
+        op->keeps.clear();
+        break;
+    case operation::receive_message: deliver_message(op->fr, true); break;
+    case operation::receive_large:
+        deliver_message(op->fr, false);
+        large_pending_.fetch_sub(1, std::memory_order_release);  // release: after the delivery
+        break;
+    case operation::receive_chunk:
+        op->request->done.set_value();
+        delete op->request;
+        break;
+    case operation::wave: {
+        const std::lock_guard lock(wave_mutex_);
+        wave_state_ = wave_state::done;
+        wave_cv_.notify_all();
+        break;
+    }
+    }
+    op->fr = nullptr;
+    op->request = nullptr;
+    spare_ops_.emplace_back(op);
+}
+
+bool mpi_transport::complete_requests() noexcept {
+    if (requests_.empty()) return false;
+    completed_.resize(requests_.size());
+    int count = 0;
+    WEFT_MPI(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, completed_.data(),
+                          MPI_STATUSES_IGNORE));
+    if (count == MPI_UNDEFINED || count == 0) return false;
+    for (int i = 0; i < count; ++i) {
+        operation* op = request_ops_[static_cast<std::size_t>(completed_[static_cast<std::size_t>(i)])];
+        if (--op->pending == 0) done_ops_.push_back(op);
+    }
+    // Drop the completed requests (MPI set them to MPI_REQUEST_NULL) before finishing
+    // operations, which may post new ones.
+    std::size_t keep = 0;
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+        if (requests_[i] == MPI_REQUEST_NULL) continue;
+        requests_[keep] = requests_[i];
+        request_ops_[keep] = request_ops_[i];
+        ++keep;
+    }
+    requests_.resize(keep);
+    request_ops_.resize(keep);
+    std::vector<operation*> done;
+    done.swap(done_ops_);
+    for (operation* op : done) finish(op);
+    done.clear();
+    if (done_ops_.empty()) done_ops_.swap(done);  // keep the capacity
+    return true;
+}
+
+bool mpi_transport::post_chunk_requests() noexcept {
+    if (!have_chunk_requests_.load(std::memory_order_acquire)) return false;  // acquire: pairs with receive_chunk
+    std::vector<chunk_request*> asked;
+    {
+        const std::lock_guard lock(requests_mutex_);
+        asked.swap(chunk_requests_);
+        have_chunk_requests_.store(false, std::memory_order_relaxed);  // relaxed: under the mutex
+    }
+    for (chunk_request* r : asked) {
+        operation* op = new_operation(operation::receive_chunk);
+        op->request = r;
+        post_pieces(op, true, r->destination, r->size, static_cast<int>(r->source), r->tag);
+    }
+    return !asked.empty();
+}
+
+void mpi_transport::receive_chunk(std::uint32_t source, std::uint32_t tag, std::byte* destination, std::size_t size) {
+    // The request (and its promise) belongs to progress() once queued: the task keeps only
+    // the future, so that it may go away the moment the chunk is there.
+    auto r = std::make_unique<chunk_request>(chunk_request{source, static_cast<int>(tag), destination, size, {}});
+    weft::future<void> done = r->done.get_future();
+    {
+        const std::lock_guard lock(requests_mutex_);
+        chunk_requests_.push_back(r.release());
+        have_chunk_requests_.store(true, std::memory_order_release);  // release: pairs with post_chunk_requests
+    }
+    done.get();  // suspends this task; progress() posts the receive and completes it
+}
+
+frame* mpi_transport::new_frame(std::size_t size, std::uint32_t source) noexcept {
+    frame* f = nullptr;
+    {
+        const std::lock_guard lock(frames_mutex_);
+        if (!spare_frames_.empty()) {
+            f = spare_frames_.back();
+            spare_frames_.pop_back();
+        }
+    }
+    if (f == nullptr) f = new frame;
+    f->bytes.resize(size);
+    f->source = source;
+    f->refs.store(1, std::memory_order_relaxed);  // relaxed: not shared yet
+    return f;
+}
+
+void mpi_transport::release(frame* f) noexcept {
+    // acq_rel: the last owner sees every other owner's reads of the bytes done.
+    if (f->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    if (f->bytes.capacity() > std::max<std::size_t>(cfg_.coalesce_bytes * 4, 64 * 1024)) {
+        delete f;
+        return;
+    }
+    const std::lock_guard lock(frames_mutex_);
+    if (spare_frames_.size() >= 256) {
+        delete f;
+        return;
+    }
+    spare_frames_.push_back(f);
+}
+
+bool mpi_transport::probe() noexcept {
+    bool did = false;
+    for (int n = 0; n < probes_per_poll; ++n) {
+        int flag = 0;
+        MPI_Message message = MPI_MESSAGE_NULL;
+        MPI_Status status;
+        WEFT_MPI(MPI_Improbe(MPI_ANY_SOURCE, tag_message, comm_, &flag, &message, &status));
+        if (flag == 0) break;
+        did = true;
+        int count = 0;
+        WEFT_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+        frame* f = new_frame(static_cast<std::size_t>(count), static_cast<std::uint32_t>(status.MPI_SOURCE));
+        if (count <= mrecv_limit) {
+            WEFT_MPI(MPI_Mrecv(f->bytes.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE));
+            deliver_message(f, true);
+        } else {
+            operation* op = new_operation(operation::receive_message);
+            op->fr = f;
+            MPI_Request r = MPI_REQUEST_NULL;
+            WEFT_MPI(MPI_Imrecv(f->bytes.data(), count, MPI_BYTE, &message, &r));
+            add_request(r, op);
+        }
+    }
+    return did;
+}
+
+void mpi_transport::deliver_message(frame* f, bool counted) noexcept {
+    views_.clear();
+    try {
+        split_message(f->bytes, limits_, views_);
+        if (f->bytes.empty() || views_.front().header.source != f->source)
+            throw serialization_error("weft: a message from locality " + std::to_string(f->source) +
+                                      " whose parcels name another source");
+    } catch (const std::exception& e) {
+        stats.parcels_rejected.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+        if (++rejected_ <= rejects_reported) {
+            std::fprintf(stderr, "weft: locality %d rejected a malformed message of %zu bytes from locality %u: %s%s\n",
+                         rank_, f->bytes.size(), f->source, e.what(),
+                         rejected_ == rejects_reported ? " (further rejections are only counted)" : "");
+            std::fflush(stderr);
+        }
+        views_.clear();
+    }
+    for (const parcel_view& v : views_) {
+        stats.parcels_received.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+        std::uint64_t data = sizeof(parcel_header) + v.header.chunks * sizeof(std::uint64_t) + v.payload.size();
+        for (std::size_t i = 0; i < v.header.chunks; ++i) data += v.chunk_size(i);
+        if (v.header.kind != parcel_kind::large_message)
+            stats.bytes_received.fetch_add(data, std::memory_order_relaxed);  // relaxed: a statistic
+        if (v.header.kind == parcel_kind::large_message) {
+            stats.parcels_received.fetch_sub(1, std::memory_order_relaxed);  // relaxed: the body counts itself
+            large_pending_.fetch_add(1, std::memory_order_relaxed);  // relaxed: before the count below (release)
+            operation* op = new_operation(operation::receive_large);
+            op->fr = new_frame(static_cast<std::size_t>(v.chunk_size(0)), f->source);
+            post_pieces(op, true, op->fr->bytes.data(), op->fr->bytes.size(), static_cast<int>(f->source),
+                        static_cast<int>(v.header.chunk_tag));
+            continue;
+        }
+        f->refs.fetch_add(1, std::memory_order_relaxed);  // relaxed: the caller holds a reference
+        deliver_(f, v);
+    }
+    if (counted) {
+        stats.messages_received.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+        // release: whoever reads the count sees the tasks this message spawned.
+        messages_in_.fetch_add(1, std::memory_order_release);
+    }
+    release(f);
+}
+
+bool mpi_transport::idle() const noexcept {
+    // acquire (all): read after the work they describe.
+    if (any_dirty_.load(std::memory_order_acquire) || large_pending_.load(std::memory_order_acquire) != 0 ||
+        have_chunk_requests_.load(std::memory_order_acquire))
+        return false;
+    for (const auto& o : outboxes_)
+        if (o->dirty.load(std::memory_order_acquire)) return false;
+    return true;
+}
+
+parcel_counts mpi_transport::wave(parcel_counts mine) {
+    std::unique_lock lock(wave_mutex_);
+    wave_in_[0] = mine.sent;
+    wave_in_[1] = mine.received;
+    wave_state_ = wave_state::asked;
+    wave_asked_.store(true, std::memory_order_release);  // release: the poller reads wave_in_ after
+    wave_cv_.wait(lock, [this] { return wave_state_ == wave_state::done; });
+    wave_state_ = wave_state::none;
+    return {wave_out_[0], wave_out_[1]};
+}
+
+bool mpi_transport::start_wave() noexcept {
+    if (!wave_asked_.load(std::memory_order_acquire)) return false;  // acquire: pairs with wave()
+    wave_asked_.store(false, std::memory_order_relaxed);  // relaxed: only the owner clears it
+    operation* op = new_operation(operation::wave);
+    MPI_Request r = MPI_REQUEST_NULL;
+    {
+        const std::lock_guard lock(wave_mutex_);
+        wave_state_ = wave_state::running;
+        WEFT_MPI(MPI_Iallreduce(wave_in_, wave_out_, 2, MPI_UINT64_T, MPI_SUM, coll_, &r));
+    }
+    add_request(r, op);
+    return true;
+}
+
+void mpi_transport::close() {
+    // Every message has been received (the waves said so); sends may still be completing.
+    for (;;) {
+        bool expected = false;
+        if (progress_owned_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {  // acquire: as in progress
+            complete_requests();
+            const bool empty = requests_.empty();
+            progress_owned_.store(false, std::memory_order_release);  // release: as in progress
+            if (empty) return;
+        }
+        std::this_thread::yield();
+    }
+}
+
+std::vector<std::vector<std::byte>> mpi_transport::gather(std::span<const std::byte> mine) {
+    const int n = static_cast<int>(std::min<std::size_t>(mine.size(), INT_MAX / static_cast<std::size_t>(size_)));
+    std::vector<int> sizes(static_cast<std::size_t>(size_));
+    WEFT_MPI(MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, coll_));
+    std::vector<int> offsets(static_cast<std::size_t>(size_));
+    int total = 0;
+    for (int i = 0; i < size_; ++i) {
+        offsets[static_cast<std::size_t>(i)] = total;
+        total += sizes[static_cast<std::size_t>(i)];
+    }
+    std::vector<std::byte> all(rank_ == 0 ? static_cast<std::size_t>(total) : 0);
+    WEFT_MPI(MPI_Gatherv(mine.data(), n, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, 0, coll_));
+    std::vector<std::vector<std::byte>> out;
+    if (rank_ != 0) return out;
+    for (int i = 0; i < size_; ++i) {
+        const auto at = all.begin() + offsets[static_cast<std::size_t>(i)];
+        out.emplace_back(at, at + sizes[static_cast<std::size_t>(i)]);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::unique_ptr<transport> make_mpi_transport(const transport_config& cfg) {
+    int up = 0, finalized = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&finalized);
+    const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
+                          std::getenv("PMI_RANK") != nullptr || std::getenv("PMIX_RANK") != nullptr;
+    if (finalized != 0 || (up == 0 && !launched)) return nullptr;
+    int provided = MPI_THREAD_SINGLE;
+    if (up == 0) {
+        WEFT_MPI(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
+        mpi_initialized_by_weft = true;
+        std::atexit([] { finalize_at_exit(); });
+    } else {
+        WEFT_MPI(MPI_Query_thread(&provided));
+    }
+    if (provided < MPI_THREAD_MULTIPLE) {
+        std::fprintf(stderr,
+                     "weft: locality %d: MPI provides thread level %d, weft needs MPI_THREAD_MULTIPLE (%d): workers "
+                     "take turns in MPI and tasks may call MPI themselves%s\n",
+                     world_rank(), provided, MPI_THREAD_MULTIPLE,
+                     mpi_initialized_by_weft ? "" : "; initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)");
+        std::fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return std::make_unique<mpi_transport>(cfg);
+}
+
+}  // namespace weft::distributed::detail

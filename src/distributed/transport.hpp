@@ -1,0 +1,100 @@
+// The parcelport's transport (../shared/DESIGN.md: "MPI backend behind a transport
+// interface"): moves parcels between localities. One implementation, over MPI
+// (mpi_transport.cpp); a run without MPI has one locality and no transport.
+//
+// Everything the workers do in MPI happens in progress(), one thread at a time (a
+// try-lock): senders only queue, and tasks that wait for a chunk ask progress() to
+// receive it. MPI_Init, the start-up check, the counters' gather and MPI_Finalize run on
+// the thread that starts and stops the runtime while no worker polls.
+#pragma once
+
+#include <weft/distributed/parcel.hpp>
+#include <weft/distributed/serialization.hpp>
+#include <weft/distributed/termination.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace weft::distributed::detail {
+
+struct transport_config {
+    /// Parcels to one destination gather in one message until it holds this many bytes
+    /// (0: every parcel is a message of its own). --weft:parcel-coalesce
+    std::size_t coalesce_bytes = 16 * 1024;
+    /// The largest single MPI message; larger ones go in pieces. --weft:parcel-max-message
+    std::size_t max_message = std::size_t{1} << 30;
+};
+
+/// A received message, shared by the tasks of the parcels it holds.
+struct frame {
+    std::vector<std::byte> bytes;
+    std::uint32_t source = 0;
+    std::atomic<std::uint32_t> refs{0};
+};
+
+/// Cumulative statistics (the /parcels, /data and /messages counters).
+struct transport_stats {
+    std::atomic<std::uint64_t> parcels_sent{0}, parcels_received{0}, parcels_rejected{0};
+    std::atomic<std::uint64_t> bytes_sent{0}, bytes_received{0};
+    std::atomic<std::uint64_t> messages_sent{0}, messages_received{0};
+};
+
+class transport {
+public:
+    /// Receives one parcel of a message (called by progress(), under its lock).
+    using deliver_fn = void (*)(frame* f, const parcel_view& p);
+
+    virtual ~transport() = default;
+    virtual std::uint32_t here() const noexcept = 0;
+    virtual std::uint32_t size() const noexcept = 0;
+    /// Processes of this run on this node (for the default worker count).
+    virtual std::uint32_t local_size() const noexcept = 0;
+
+    /// Collective, at start: exits the program on every locality with a message if the
+    /// localities' action tables differ (different programs).
+    virtual void check_same_program(std::uint64_t checksum, std::uint64_t actions) = 0;
+    /// More workers than cores on this node: idle pollers nap after a while.
+    virtual void set_oversubscribed(bool v) noexcept = 0;
+    /// Starts delivering: parcels are checked against `limits`, then handed to `deliver`.
+    virtual void open(const parcel_limits& limits, deliver_fn deliver) = 0;
+
+    /// Queues a parcel (any thread). `h` has source, destination, kind, action and
+    /// continuation set; chunks are sent from where they are, `keep` holds them.
+    virtual void send(parcel_header h, std::span<const std::byte> payload,
+                      std::span<const serialization::chunk> chunks, std::shared_ptr<const void> keep) = 0;
+    /// Receives chunk `index` of a parcel from `source` whose chunks start at `tag`
+    /// into `destination`; suspends the calling task until it is there.
+    virtual void receive_chunk(std::uint32_t source, std::uint32_t tag, std::byte* destination, std::size_t size) = 0;
+    /// A frame's last parcel is done with it.
+    virtual void release(frame* f) noexcept = 0;
+
+    /// The background work: sends what is queued, posts asked-for receives, completes
+    /// requests, receives messages, runs termination waves. True if it did something.
+    virtual bool progress(bool idle_caller) noexcept = 0;
+    /// Nothing queued to send and no message being received in pieces.
+    virtual bool idle() const noexcept = 0;
+    /// Messages sent and fully delivered so far (what termination waves add up).
+    virtual parcel_counts message_counts() const noexcept = 0;
+    /// One termination wave (blocks the calling thread, not a worker, until every
+    /// locality has joined): the sums of every locality's `mine`.
+    virtual parcel_counts wave(parcel_counts mine) = 0;
+    /// Ends every locality's program now with exit code `code` (a fatal error here).
+    [[noreturn]] virtual void abort_all(int code) noexcept = 0;
+    /// After the last wave: waits until every send has completed and stops receiving.
+    virtual void close() = 0;
+    /// Collective, after close(): every locality's `mine`, in locality order, on locality
+    /// 0 (empty elsewhere).
+    virtual std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine) = 0;
+
+    transport_stats stats;
+};
+
+/// Under mpirun (or with MPI initialized by the program), the MPI transport; otherwise
+/// null (one locality). Exits with a message if MPI cannot give what weft needs.
+std::unique_ptr<transport> make_mpi_transport(const transport_config& cfg);
+
+}  // namespace weft::distributed::detail
