@@ -92,6 +92,7 @@ void answer(const parcel_view& v, parcel_kind kind, const serialization::output_
 
 /// A call parcel's task: decode, run, answer.
 void run_call(frame* f, const parcel_view& v, const action_entry* action) {
+    net().backlog.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a bound on probing (transport.hpp)
     remote_chunks chunks(v);
     serialization::input_archive in(v.payload, chunks.chunks(), &chunks);
     bool decoded = false;
@@ -152,6 +153,7 @@ void complete(frame* f, const parcel_view& v, serialization::input_archive& in, 
 void deliver(frame* f, const parcel_view& v) {
     if (v.header.kind == parcel_kind::call) {
         const action_entry* action = action_table::instance().find(v.header.action);  // checked by split_message
+        net().backlog.fetch_add(1, std::memory_order_relaxed);  // relaxed: a bound on probing (transport.hpp)
         weft::post(task_attributes{task_priority::normal, action->name.data()},
                    [f, v, action] { run_call(f, v, action); });
         return;

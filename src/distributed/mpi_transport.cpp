@@ -93,6 +93,9 @@ struct outbox {
     std::atomic<bool> dirty{false};
     /// Chunk tags handed out so far (relaxed: only their distinctness matters).
     std::atomic<std::uint64_t> tags{0};
+    /// Messages to this destination posted and not yet seen complete (written by the
+    /// progress owner; relaxed: a hint for enqueue's choice to send at once).
+    std::atomic<std::uint32_t> in_flight{0};
 };
 
 /// A task waiting for a chunk.
@@ -112,6 +115,7 @@ struct operation {
     std::vector<std::shared_ptr<const void>> keeps;  // send
     frame* fr = nullptr;                      // receive_message, receive_large
     chunk_request* request = nullptr;         // receive_chunk
+    outbox* to = nullptr;                     // send
 };
 
 class mpi_transport final : public transport {
@@ -351,7 +355,11 @@ void mpi_transport::enqueue(std::uint32_t destination, const parcel_header& h, s
         o.chunks.insert(o.chunks.end(), chunks.begin(), chunks.end());
         if (keep) o.keeps.push_back(std::move(keep));
         ++o.parcels;
-        now = cfg_.coalesce_bytes == 0 || o.bytes.size() >= cfg_.coalesce_bytes || !o.full.empty();
+        // Nagle's rule: a parcel to a destination with nothing in flight leaves at once (a
+        // lone call does not wait for a poll); behind a message in flight, parcels gather
+        // until the bound or the next poll.
+        now = cfg_.coalesce_bytes == 0 || o.bytes.size() >= cfg_.coalesce_bytes || !o.full.empty() ||
+              o.in_flight.load(std::memory_order_relaxed) == 0;  // relaxed: a hint
         o.dirty.store(true, std::memory_order_release);  // release: the flusher's acquire sees the bytes
     }
     any_dirty_.store(true, std::memory_order_release);  // release: as above
@@ -407,6 +415,7 @@ bool mpi_transport::flush() noexcept {
         outbox& o = *outboxes_[d];
         if (!o.dirty.load(std::memory_order_acquire)) continue;  // acquire: pairs with enqueue's release
         operation* op = new_operation(operation::send);
+        op->to = &o;
         {
             const std::lock_guard lock(o.m);
             op->buffers = std::move(o.full);
@@ -431,6 +440,7 @@ bool mpi_transport::flush() noexcept {
         for (const outgoing_chunk& c : chunk_scratch_)
             post_pieces(op, false, const_cast<std::byte*>(c.data), c.size, static_cast<int>(d), c.tag);
         chunk_scratch_.clear();
+        o.in_flight.fetch_add(1, std::memory_order_relaxed);  // relaxed: a hint (see outbox)
         if (op->pending == 0) finish(op);
         did = true;
     }
@@ -481,6 +491,7 @@ void mpi_transport::finish(operation* op) noexcept {
         }
         op->buffers.clear();
         op->keeps.clear();
+        op->to->in_flight.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a hint (see outbox)
         break;
     case operation::receive_message: deliver_message(op->fr, true); break;
     case operation::receive_large:
@@ -594,6 +605,7 @@ void mpi_transport::release(frame* f) noexcept {
 }
 
 bool mpi_transport::probe() noexcept {
+    if (backlog.load(std::memory_order_relaxed) > backlog_limit) return false;  // relaxed: a bound, re-read each poll
     bool did = false;
     for (int n = 0; n < probes_per_poll; ++n) {
         int flag = 0;

@@ -91,6 +91,12 @@ public:
     virtual std::vector<std::vector<std::byte>> gather(std::span<const std::byte> mine) = 0;
 
     transport_stats stats;
+    /// Parcels delivered whose tasks have not started yet (the locality counts them).
+    /// Past backlog_limit, progress() stops taking messages off the network until the
+    /// workers catch up: a flood then waits in MPI's buffers, tens of bytes a parcel,
+    /// not as queued tasks of hundreds.
+    std::atomic<std::int64_t> backlog{0};
+    static constexpr std::int64_t backlog_limit = std::int64_t{1} << 16;
 };
 
 /// Under mpirun (or with MPI initialized by the program), the MPI transport; otherwise
