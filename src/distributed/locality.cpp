@@ -13,8 +13,12 @@
 #include <weft/ext/background_work.hpp>
 #include <weft/sched/post.hpp>
 
+#include <weft/distributed/async.hpp>
+
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <cstdlib>
 #include <thread>
 #include <tuple>
@@ -39,6 +43,23 @@ locality_state& state() {
     static locality_state s;
     return s;
 }
+
+// Locality 0's main function has returned: the others may start termination waves (until
+// then they would only keep a collective pending, which slows every MPI call they make).
+std::mutex main_done_mutex;
+std::condition_variable main_done_cv;
+bool main_done = false;
+
+}  // namespace
+
+void weft_main_done() {
+    const std::lock_guard lock(main_done_mutex);
+    main_done = true;
+    main_done_cv.notify_all();
+}
+WEFT_PLAIN_ACTION(weft_main_done, weft_main_done_action);
+
+namespace {
 
 continuation_table& table() {
     static continuation_table t;
@@ -279,9 +300,18 @@ void start(unsigned workers, unsigned cores) {
     }
 }
 
-void quiesce(void (*wait_local)(void*), void* arg) {
+void quiesce(void (*wait_local)(void*), void* arg, bool spmd) {
     locality_state& s = state();
     if (!s.net || s.count == 1) return;
+    if (!spmd) {
+        // Locality 0 decides when the program ends: it tells the others, which wait.
+        if (s.here == 0) {
+            for (std::uint32_t i = 1; i < s.count; ++i) weft::post(weft_main_done_action{}, id_type::locality(i));
+        } else {
+            std::unique_lock lock(main_done_mutex);
+            main_done_cv.wait(lock, [] { return main_done; });
+        }
+    }
     // Mattern's four-counter method (termination.hpp) over this locality's messages.
     termination_detector detector;
     for (;;) {
@@ -290,8 +320,10 @@ void quiesce(void (*wait_local)(void*), void* arg) {
             std::this_thread::sleep_for(std::chrono::microseconds(20));
             continue;
         }
-        if (detector.wave_done(s.net->wave(s.net->message_counts()))) return;
+        if (detector.wave_done(s.net->wave(s.net->message_counts()))) break;
     }
+    const std::lock_guard lock(main_done_mutex);
+    main_done = false;  // for the next runtime
 }
 
 void stop_progress() {

@@ -38,6 +38,8 @@ constexpr int first_chunk_tag = 16;
 constexpr int mrecv_limit = 64 * 1024;
 /// Messages probed per poll at most, so that a busy worker's poll stays short.
 constexpr int probes_per_poll = 32;
+/// Requests MPI_Testsome looks at per poll: the oldest ones.
+constexpr std::size_t test_window = 256;
 /// Malformed messages reported in full on stderr; the rest are only counted.
 constexpr std::uint64_t rejects_reported = 10;
 
@@ -191,6 +193,7 @@ private:
     std::vector<std::vector<std::byte>> spare_buffers_;
     std::vector<parcel_view> views_;
     std::vector<outgoing_chunk> chunk_scratch_;
+    std::size_t test_from_ = 0;  ///< where complete_requests' window starts
     parcel_limits limits_;
     deliver_fn deliver_ = nullptr;
     std::uint64_t rejected_ = 0;
@@ -212,8 +215,6 @@ private:
     std::uint64_t wave_in_[2] = {}, wave_out_[2] = {};
     std::atomic<bool> wave_asked_{false};
 
-    std::chrono::steady_clock::time_point idle_since_{};
-    bool idle_streak_ = false;
 };
 
 mpi_transport::mpi_transport(const transport_config& cfg) : cfg_(cfg) {
@@ -371,6 +372,9 @@ bool mpi_transport::try_flush_now() noexcept {
     // acquire: the previous owner's work on the request lists happens before ours.
     if (!progress_owned_.compare_exchange_strong(expected, true, std::memory_order_acquire)) return false;
     const bool did = flush();
+    // A sender that flushes message after message (no coalescing, or a burst past the
+    // bound) also completes them, a window at a time, so that they do not pile up.
+    if (requests_.size() >= test_window) complete_requests();
     progress_owned_.store(false, std::memory_order_release);  // release: pairs with the acquire above
     return did;
 }
@@ -389,22 +393,27 @@ bool mpi_transport::progress(bool idle_caller) noexcept {
     return did;
 }
 
-// Pollers on a node with more workers than cores give their core away: after 5 ms with
-// nothing to do, 50 us naps (a message then waits at most that long; a busy exchange never
-// naps). Without oversubscription they only spin and yield (the scheduler's loop).
+// Pollers on a node with more workers than cores give their core away: every empty poll
+// yields (another rank's worker may be the one with work, as Open MPI's own
+// yield_when_idle does), and after 5 ms with nothing to do they nap 50 us (a message then
+// waits at most that long; a busy exchange never naps). Without oversubscription they
+// only spin (the scheduler's loop yields now and then).
 void mpi_transport::back_off(bool did) noexcept {
     if (!oversubscribed_) return;
+    // Per polling thread (several may poll in turn).
+    thread_local bool idle_streak = false;
+    thread_local std::chrono::steady_clock::time_point idle_since{};
     if (did) {
-        idle_streak_ = false;
+        idle_streak = false;
         return;
     }
     const auto now = std::chrono::steady_clock::now();
-    if (!idle_streak_) {
-        idle_streak_ = true;
-        idle_since_ = now;
-        return;
+    if (!idle_streak) {
+        idle_streak = true;
+        idle_since = now;
     }
-    if (now - idle_since_ > std::chrono::milliseconds(5)) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    if (now - idle_since > std::chrono::milliseconds(5)) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    else std::this_thread::yield();
 }
 
 bool mpi_transport::flush() noexcept {
@@ -516,26 +525,36 @@ void mpi_transport::finish(operation* op) noexcept {
 
 bool mpi_transport::complete_requests() noexcept {
     if (requests_.empty()) return false;
-    completed_.resize(requests_.size());
+    // A window of requests per call: the oldest ones, as they complete about in the order
+    // they were posted and MPI_Testsome is linear in what it is given (thousands of sends
+    // in flight would make every poll slow). A window with nothing complete moves on to
+    // the next one next time, so that every request is looked at.
+    if (test_from_ >= requests_.size()) test_from_ = 0;
+    const std::size_t window = std::min<std::size_t>(requests_.size() - test_from_, test_window);
+    completed_.resize(window);
     int count = 0;
-    WEFT_MPI(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, completed_.data(),
+    WEFT_MPI(MPI_Testsome(static_cast<int>(window), requests_.data() + test_from_, &count, completed_.data(),
                           MPI_STATUSES_IGNORE));
-    if (count == MPI_UNDEFINED || count == 0) return false;
+    if (count == MPI_UNDEFINED || count == 0) {
+        test_from_ += window;
+        return false;
+    }
     for (int i = 0; i < count; ++i) {
-        operation* op = request_ops_[static_cast<std::size_t>(completed_[static_cast<std::size_t>(i)])];
+        operation* op = request_ops_[test_from_ + static_cast<std::size_t>(completed_[static_cast<std::size_t>(i)])];
         if (--op->pending == 0) done_ops_.push_back(op);
     }
     // Drop the completed requests (MPI set them to MPI_REQUEST_NULL) before finishing
     // operations, which may post new ones.
-    std::size_t keep = 0;
-    for (std::size_t i = 0; i < requests_.size(); ++i) {
-        if (requests_[i] == MPI_REQUEST_NULL) continue;
+    std::size_t keep = test_from_;
+    for (std::size_t i = test_from_; i < requests_.size(); ++i) {
+        if (i < test_from_ + window && requests_[i] == MPI_REQUEST_NULL) continue;
         requests_[keep] = requests_[i];
         request_ops_[keep] = request_ops_[i];
         ++keep;
     }
     requests_.resize(keep);
     request_ops_.resize(keep);
+    test_from_ = 0;
     std::vector<operation*> done;
     done.swap(done_ops_);
     for (operation* op : done) finish(op);

@@ -181,7 +181,7 @@ void runtime::stop() {
     sched_.close_entry();  // threads outside weft can no longer add tasks: the wait below ends
     // Several localities: until no task runs and no parcel travels anywhere.
     distributed::detail::quiesce([](void* s) { static_cast<detail::scheduler_handle*>(s)->wait_for_quiescence(); },
-                                 &sched_);
+                                 &sched_, cfg_.spmd);
     sched_.wait_for_quiescence();
     adapt::detail::stop_engine();  // no policy runs once the counters stop
     distributed::detail::stop_progress();

@@ -10,6 +10,10 @@
 //   remote_actions spmd       (with --weft:spmd) every locality calls its neighbour
 //   remote_actions die        locality 1 dies in an action: the others must not hang
 //   remote_actions huge       an argument of 2 GiB + 4099 bytes (over INT_MAX) travels
+//   remote_actions post-throws  a posted action throws on the last locality: the program
+//                             ends with a message naming the action and the locality
+//   remote_actions explicit   weft::runtime instead of weft::run: locality 0 calls the
+//                             others, every locality's stop() ends the run together
 #include <weft/distributed.hpp>
 #include <weft/weft.hpp>
 
@@ -312,9 +316,21 @@ int run_all() {
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "all";
-    if (mode != "all" && mode != "in-flight" && mode != "spmd" && mode != "die" && mode != "huge") {
-        std::fprintf(stderr, "usage: remote_actions [all|in-flight|spmd|die|huge] [--weft:...]\n");
+    if (mode != "all" && mode != "in-flight" && mode != "spmd" && mode != "die" && mode != "huge" &&
+        mode != "post-throws" && mode != "explicit") {
+        std::fprintf(stderr, "usage: remote_actions [all|in-flight|spmd|die|huge|post-throws|explicit] [--weft:...]\n");
         return 2;
+    }
+    if (mode == "explicit") {
+        weft::runtime rt(argc, argv);
+        if (weft::get_locality_id() == 0) {
+            for (const weft::id_type& loc : weft::find_all_localities())
+                CHECK(weft::async(square_action{}, loc, 5).get() == 25);  // from a plain thread
+            weft::post(hop_action{}, weft::find_all_localities().back(), 0u, 3u);  // still hopping at stop()
+        }
+        rt.stop();
+        std::printf("remote_actions explicit: locality done, %d failures\n", failures);
+        return failures;
     }
     int rc = weft::run(argc, argv, [&](int, char**) -> int {
         if (mode == "all") return run_all();
@@ -336,6 +352,10 @@ int main(int argc, char** argv) {
             const auto expect = digest(v);
             CHECK(weft::async(digest_action{}, weft::find_all_localities().back(), std::move(v)).get() == expect);
             return failures;
+        }
+        if (mode == "post-throws") {
+            weft::post(fail_with_action{}, weft::find_all_localities().back(), 2);
+            return 0;
         }
         // die: locality 1 (or 0 when alone) ends its process in the middle of a call.
         const std::uint32_t victim = weft::get_num_localities() > 1 ? 1 : 0;

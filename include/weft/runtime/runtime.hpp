@@ -61,7 +61,8 @@ public:
     /// Stops accepting tasks from threads outside the runtime (from now on their
     /// weft::post/async throw weft::runtime_state_error; every task accepted before runs),
     /// waits for every accepted task and every task those spawn (under mpirun: on every
-    /// locality, and for every parcel in flight; each locality must call stop()), then
+    /// locality, and for every parcel in flight; each locality must call stop(), and
+    /// unless --weft:spmd the others' stop() waits for locality 0's), then
     /// stops and joins the workers, prints the counters a last time and writes the trace. Tasks may still
     /// spawn tasks, and outside threads may still complete what tasks wait on (set a
     /// promise, unlock a mutex) until the last task has finished. Idempotent.

@@ -31,8 +31,9 @@ launch_info launch(const launch_config& cfg);
 void start(unsigned workers, unsigned cores);
 /// On the thread that stops the runtime, after new outside work is closed: returns once
 /// no task runs and no parcel travels on any locality (global termination). `wait_local`
-/// waits for this locality's tasks to finish.
-void quiesce(void (*wait_local)(void*), void* arg);
+/// waits for this locality's tasks to finish. Unless `spmd`, locality 0 decides: the
+/// others wait until it calls quiesce too (its main function has returned).
+void quiesce(void (*wait_local)(void*), void* arg, bool spmd);
 /// After quiesce() and before the workers stop: stops the parcelport's progress.
 void stop_progress();
 /// The counters' gather at exit: every locality's values on locality 0, in order.
