@@ -14,8 +14,12 @@
 //                             ends with a message naming the action and the locality
 //   remote_actions explicit   weft::runtime instead of weft::run: locality 0 calls the
 //                             others, every locality's stop() ends the run together
+//   remote_actions user-mpi   (with --weft:spmd) tasks make their own MPI calls on
+//                             MPI_COMM_WORLD beside weft's parcels
 #include <weft/distributed.hpp>
 #include <weft/weft.hpp>
+
+#include <mpi.h>
 
 #include <atomic>
 #include <chrono>
@@ -103,6 +107,19 @@ double sum_of(const std::vector<std::vector<double>>& vs) {
     return s;
 }
 WEFT_PLAIN_ACTION(sum_of, sum_of_action);
+
+// Counts its serializations: a call to this locality must make none.
+std::atomic<int> serialized{0};
+struct counted {
+    int v = 0;
+    template <class Archive>
+    void serialize(Archive& ar) {
+        serialized.fetch_add(1);
+        ar(v);
+    }
+};
+int unwrap(counted c) { return c.v; }
+WEFT_PLAIN_ACTION(unwrap, unwrap_action);
 
 std::map<std::string, double> invert(std::map<std::string, double> m) {
     for (auto& [k, v] : m) v = -v;
@@ -220,6 +237,16 @@ void check_values(const std::vector<weft::id_type>& all) {
     }
 }
 
+void check_local_calls_do_not_serialize() {
+    const int before = serialized.load();
+    CHECK(weft::async(unwrap_action{}, weft::find_here(), counted{41}).get() == 41);
+    CHECK(serialized.load() == before);
+    if (weft::get_num_localities() > 1) {
+        CHECK(weft::async(unwrap_action{}, weft::find_remote_localities().front(), counted{42}).get() == 42);
+        CHECK(serialized.load() > before);  // here: encoded; there: decoded (in its process)
+    }
+}
+
 void check_exceptions(const std::vector<weft::id_type>& all) {
     for (const weft::id_type& loc : all) {
         const std::string at = std::to_string(loc.locality_id());
@@ -304,6 +331,7 @@ int run_all() {
     const auto all = weft::find_all_localities();
     check_targets();
     check_values(all);
+    check_local_calls_do_not_serialize();
     check_exceptions(all);
     check_flood(all);
     check_large(all);
@@ -317,8 +345,9 @@ int run_all() {
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "all";
     if (mode != "all" && mode != "in-flight" && mode != "spmd" && mode != "die" && mode != "huge" &&
-        mode != "post-throws" && mode != "explicit") {
-        std::fprintf(stderr, "usage: remote_actions [all|in-flight|spmd|die|huge|post-throws|explicit] [--weft:...]\n");
+        mode != "post-throws" && mode != "explicit" && mode != "user-mpi") {
+        std::fprintf(stderr,
+                     "usage: remote_actions [all|in-flight|spmd|die|huge|post-throws|explicit|user-mpi] [--weft:...]\n");
         return 2;
     }
     if (mode == "explicit") {
@@ -351,6 +380,28 @@ int main(int argc, char** argv) {
             for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<unsigned char>(i * 7 + i / 4096);
             const auto expect = digest(v);
             CHECK(weft::async(digest_action{}, weft::find_all_localities().back(), std::move(v)).get() == expect);
+            return failures;
+        }
+        if (mode == "user-mpi") {
+            // The documented rule: non-blocking MPI calls, the task yielding while they
+            // are pending, on MPI_COMM_WORLD (weft uses its own communicators).
+            int rank = -1, size = 0;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            MPI_Comm_size(MPI_COMM_WORLD, &size);
+            CHECK(static_cast<std::uint32_t>(rank) == weft::get_locality_id());
+            CHECK(static_cast<std::uint32_t>(size) == weft::get_num_localities());
+            for (int round = 0; round < 20; ++round) {
+                const long mine = rank + round;
+                long total = 0;
+                MPI_Request r = MPI_REQUEST_NULL;
+                MPI_Iallreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &r);
+                // weft's parcels go on meanwhile.
+                const std::uint32_t next = (weft::get_locality_id() + 1) % weft::get_num_localities();
+                CHECK(weft::async(square_action{}, weft::find_locality(next), round).get() == round * round);
+                for (int done = 0; MPI_Test(&r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done == 0;)
+                    weft::this_task::yield();
+                CHECK(total == static_cast<long>(size) * (size - 1) / 2 + static_cast<long>(size) * round);
+            }
             return failures;
         }
         if (mode == "post-throws") {
