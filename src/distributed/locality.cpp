@@ -15,6 +15,7 @@
 
 #include <weft/distributed/async.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -288,7 +289,10 @@ void start(unsigned workers, unsigned cores) {
     if (s.net) {
         s.net->check_same_program(actions.checksum(), actions.size());
         s.net->open({s.here, s.count, actions.size()}, &deliver);
-        s.net->set_oversubscribed(std::uint64_t{s.net->local_size()} * workers > cores);
+        // More workers than cores: this process's workers on the cores it may use (mpirun
+        // may have bound it to one), or all the node's localities' on the node's cores.
+        const std::uint64_t node_cpus = std::max(1u, std::thread::hardware_concurrency());
+        s.net->set_oversubscribed(workers > cores || std::uint64_t{s.net->local_size()} * workers > node_cpus);
     }
     s.running.store(true, std::memory_order_release);  // release: pairs with require_running
     if (s.net && s.count > 1) {

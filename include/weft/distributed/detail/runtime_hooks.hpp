@@ -25,7 +25,8 @@ struct launch_info {
 /// Before the scheduler starts: joins the distributed run when launched by mpirun (or
 /// when the program initialized MPI itself), else one locality.
 launch_info launch(const launch_config& cfg);
-/// After the scheduler started with `workers` workers on a node of `cores` cores:
+/// After the scheduler started with `workers` workers on the `cores` cores this process
+/// may use:
 /// freezes the action table, checks (collectively) that every locality runs the same
 /// program, and starts the parcelport's progress. Exits on a mismatch.
 void start(unsigned workers, unsigned cores);
