@@ -263,6 +263,11 @@ task* scheduler::next_task(worker* w) noexcept {
         } catch (...) {
             std::terminate();  // a queue could not grow: out of memory
         }
+        // The policy shared what it holds before we took `t` (xqueue's offer, the
+        // hierarchical policy's split queue), when `late` was not there yet: share again,
+        // or `late` waits in an owner-only list behind `t`, which may wait for `late`
+        // (two tasks readied together, issue #22's liveness; found by liveness_test).
+        if (w->spawn.share != nullptr) w->spawn.share(w->spawn.share_arg, *w);
     }
     return t;
 }

@@ -73,9 +73,15 @@ scheduler::scheduler(scheduler_config cfg) : cfg_(std::move(cfg)), contexts_(rou
         w->spawn = policy_->spawn_path_of(w->index);
         using kind = ext::spawn_path::kind;
         const ext::spawn_path& p = w->spawn;
-        // A path without its queue (or an owner path without its gate) is no path.
-        if (p.queue == nullptr || (p.how == kind::owner && (p.gate == nullptr || p.open == nullptr)))
-            w->spawn = ext::spawn_path{};
+        // A path without its queue (or an owner path without its gate) is no path; its
+        // share hook stays (kind::none with a hook is how xqueue's round-robin variants
+        // make what the bypass or a late hand-off leaves them reachable).
+        if (p.queue == nullptr || (p.how == kind::owner && (p.gate == nullptr || p.open == nullptr))) {
+            ext::spawn_path only_share;
+            only_share.share = p.share;
+            only_share.share_arg = p.share_arg;
+            w->spawn = only_share;
+        }
     }
     oversubscribed_ = cfg_.threads > std::max(1u, topo.num_pus());
 }

@@ -52,10 +52,17 @@ std::vector<std::string> scheduler_policy_names() {
 
 std::unique_ptr<scheduler_policy> make_scheduler_policy(std::string_view name) {
     registry& r = the_registry();
-    std::lock_guard lock(r.mutex);
-    for (const auto& e : r.entries)
-        if (e.first == name) return e.second();
-    return nullptr;
+    policy_factory make;
+    {
+        std::lock_guard lock(r.mutex);
+        for (const auto& e : r.entries)
+            if (e.first == name) {
+                make = e.second;
+                break;
+            }
+    }
+    // Called outside the lock: a factory may make another policy to wrap it.
+    return make ? make() : nullptr;
 }
 
 }  // namespace weft::ext

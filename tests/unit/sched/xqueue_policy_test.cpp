@@ -210,4 +210,66 @@ TEST(xqueue_names, every_variant_is_registered_and_an_unknown_one_is_refused) {
     EXPECT_THROW(weft::runtime rt(cfg), weft::error);
 }
 
+
+// Regression (found by liveness_test, CI of 2026-11-27): the scheduler dropped the share
+// hook (ext::spawn_path::share) of a policy whose spawn path has no queue, which is what
+// xqueue's round-robin variants return. A task that the scheduler bypass, or a hand-off
+// that arrived as the worker found work itself, left in such a worker's own lists stayed
+// where no idle worker looks, behind a task that might wait for it. A wrapper around
+// xqueue-static counts the hook's calls: continuations run through the bypass must call it.
+// (Its factory makes the policy it wraps: make_scheduler_policy once called factories under
+// the registry's lock, and this deadlocked.)
+std::atomic<std::uint64_t> share_calls{0};
+
+class share_counting_policy final : public weft::ext::scheduler_policy {
+public:
+    share_counting_policy() : inner_(weft::ext::make_scheduler_policy("xqueue-static")) {}
+    std::string_view name() const noexcept override { return "share-counting-xqueue-static"; }
+    unsigned max_workers() const noexcept override { return inner_->max_workers(); }
+    void configure(const weft::ext::policy_options& o) override { inner_->configure(o); }
+    void attach(const std::vector<weft::ext::worker_info>& w) override { inner_->attach(w); }
+    weft::ext::placement schedule(weft::ext::worker_context* self, weft::ext::task& t) override {
+        return inner_->schedule(self, t);
+    }
+    weft::ext::task* next_task(weft::ext::worker_context& self) noexcept override { return inner_->next_task(self); }
+    bool take_back(weft::ext::worker_context& self, weft::ext::task& t) noexcept override {
+        return inner_->take_back(self, t);
+    }
+    queue_state queue_state_of(unsigned w) const noexcept override { return inner_->queue_state_of(w); }
+    weft::ext::spawn_path spawn_path_of(unsigned w) noexcept override {
+        weft::ext::spawn_path p = inner_->spawn_path_of(w);
+        inner_share_ = p.share;
+        inner_arg_ = p.share_arg;
+        p.share = &count;
+        p.share_arg = this;
+        return p;
+    }
+
+private:
+    static void count(void* self, weft::ext::worker_context& w) noexcept {
+        share_calls.fetch_add(1);
+        auto* me = static_cast<share_counting_policy*>(self);
+        if (me->inner_share_ != nullptr) me->inner_share_(me->inner_arg_, w);
+    }
+    std::unique_ptr<weft::ext::scheduler_policy> inner_;
+    void (*inner_share_)(void*, weft::ext::worker_context&) noexcept = nullptr;
+    void* inner_arg_ = nullptr;
+};
+
+TEST(xqueue_share, a_spawn_path_without_a_queue_keeps_its_share_hook) {
+    weft::ext::register_scheduler_policy("share-counting-xqueue-static",
+                                         [] { return std::make_unique<share_counting_policy>(); });
+    weft::runtime_config cfg;
+    cfg.scheduler = "share-counting-xqueue-static";
+    cfg.threads = 2;
+    cfg.bind = false;
+    cfg.hand_off = false;  // continuations go through the bypass
+    weft::runtime rt(cfg);
+    share_calls.store(0);
+    weft::future<int> f = weft::async([] { return 0; });
+    for (int i = 0; i < 100; ++i) f = f.then([](weft::future<int> x) { return x.get() + 1; });
+    EXPECT_EQ(f.get(), 100);
+    EXPECT_GT(share_calls.load(), 0u) << "the bypass ran continuations without the policy's share hook";
+}
+
 }  // namespace
