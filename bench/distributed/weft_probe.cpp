@@ -9,6 +9,8 @@
 //                       being std::vector<char> echo(std::vector<char>): the vector moves
 //                       into the call, so runs >= the zero-copy threshold (64 KiB) travel
 //                       as chunks without a copy on the sending side, both ways
+//     impl=weft-buffer  the same with weft::serialization::buffer<char> (a vector that
+//                       is not zeroed when allocated: the decoder writes each byte once)
 //     impl=weft-u64     (8 B only) int ping(std::uint64_t): the smallest parcel there is
 //                       with an argument and a result
 // (b) Message rate, impl=weft-post: locality 0 asks each locality r < n/2 (itself too, as a
@@ -41,6 +43,9 @@
 
 std::vector<char> echo(std::vector<char> v) { return v; }
 WEFT_PLAIN_ACTION(echo, echo_action);
+
+weft::serialization::buffer<char> echo_buffer(weft::serialization::buffer<char> v) { return v; }
+WEFT_PLAIN_ACTION(echo_buffer, echo_buffer_action);
 
 int ping(std::uint64_t x) { return static_cast<int>(x & 0xffff); }
 WEFT_PLAIN_ACTION(ping, ping_action);
@@ -97,6 +102,11 @@ int latency(pd::probe_options const& o) {
         measure_latency(o, size, "weft-vector", [&](unsigned) {
             buf = weft::async(echo_action{}, peer, std::move(buf)).get();
             if (buf.size() != size || buf.front() != 'x') ++wrong;
+        });
+        weft::serialization::buffer<char> bulk(size, 'x');
+        measure_latency(o, size, "weft-buffer", [&](unsigned) {
+            bulk = weft::async(echo_buffer_action{}, peer, std::move(bulk)).get();
+            if (bulk.size() != size || bulk.front() != 'x') ++wrong;
         });
         if (size == 8) {
             measure_latency(o, size, "weft-u64", [&](unsigned i) {

@@ -31,7 +31,7 @@ struct transport_config {
 
 /// A received message, shared by the tasks of the parcels it holds.
 struct frame {
-    std::vector<std::byte> bytes;
+    serialization::buffer<std::byte> bytes;  ///< not zeroed before MPI writes it
     std::uint32_t source = 0;
     std::atomic<std::uint32_t> refs{0};
 };

@@ -101,6 +101,9 @@ WEFT_PLAIN_ACTION(transform, transform_action);
 std::vector<double> echo(std::vector<double> v) { return v; }
 WEFT_PLAIN_ACTION(echo, echo_action);
 
+weft::serialization::buffer<double> echo_buffer(weft::serialization::buffer<double> v) { return v; }
+WEFT_PLAIN_ACTION(echo_buffer, echo_buffer_action);
+
 double sum_of(const std::vector<std::vector<double>>& vs) {
     double s = 0;
     for (const auto& v : vs) s += std::accumulate(v.begin(), v.end(), 0.0);
@@ -297,6 +300,9 @@ void check_large(const std::vector<weft::id_type>& all) {
         std::vector<double> v(n);
         for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>(i % 977) * 0.5;
         for (const weft::id_type& loc : all) CHECK(weft::async(echo_action{}, loc, v).get() == v);
+        // The same data in a buffer (not zeroed when the decoder allocates it).
+        const weft::serialization::buffer<double> b(v.begin(), v.end());
+        for (const weft::id_type& loc : all) CHECK(weft::async(echo_buffer_action{}, loc, b).get() == b);
     }
     std::vector<std::vector<double>> vs;
     double expect = 0;

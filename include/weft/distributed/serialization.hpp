@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <set>
 #include <span>
@@ -111,6 +112,45 @@ public:
 protected:
     ~chunk_source() = default;
 };
+
+/// An allocator that default-initializes: `std::vector<T, default_init_allocator<T>>(n)`
+/// and `resize(n)` leave trivially copyable elements uninitialized instead of zeroing them
+/// (the standard allocator value-initializes). Any other construction (from a value, from
+/// arguments) is the standard allocator's.
+template <class T>
+struct default_init_allocator : std::allocator<T> {
+    using value_type = T;
+    template <class U>
+    struct rebind {
+        using other = default_init_allocator<U>;
+    };
+    default_init_allocator() = default;
+    template <class U>
+    constexpr default_init_allocator(const default_init_allocator<U>&) noexcept {}
+
+    /// Default-initializes: no write at all for trivially copyable U.
+    template <class U>
+    void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        std::allocator_traits<std::allocator<T>>::construct(static_cast<std::allocator<T>&>(*this), p,
+                                                            std::forward<Args>(args)...);
+    }
+};
+
+/// @brief A vector for bulk data that is overwritten anyway (a message, a tile, a halo):
+/// `buffer<T>(n)` and `resize(n)` allocate without zeroing, so decoding a received
+/// buffer writes each byte once (a `std::vector` is zeroed first, then overwritten: for
+/// megabytes that is as long as the transfer). Encoded as a `std::vector<T>` is (the same
+/// bytes), zero-copy above the threshold.
+/// @code
+/// weft::serialization::buffer<double> tile(n);   // n uninitialized doubles
+/// std::fill(tile.begin(), tile.end(), 0.0);      // as with any vector
+/// @endcode
+template <class T>
+using buffer = std::vector<T, default_init_allocator<T>>;
 
 /// The zero-copy threshold archives use unless told otherwise: contiguous payloads of
 /// at least this many bytes become chunks.

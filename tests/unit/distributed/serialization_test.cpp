@@ -9,6 +9,7 @@
 
 #include <cstring>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -16,6 +17,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -197,6 +199,60 @@ TEST(serialization, large_payloads_go_as_chunks_without_a_copy_on_the_sending_si
     EXPECT_EQ(big2, big);
     EXPECT_EQ(text2, text);
     EXPECT_EQ(small, (std::vector<int>{1, 2, 3}));
+}
+
+
+/// Copies each chunk it is asked for from the real ones; remembers where the last went.
+class recording_source_for_buffer final : public ws::chunk_source {
+public:
+    explicit recording_source_for_buffer(std::span<const ws::chunk> real) : real_(real) {}
+    void receive(std::size_t index, std::byte* destination, std::size_t size) override {
+        ++asked;
+        where = destination;
+        ASSERT_LT(index, real_.size());
+        ASSERT_EQ(size, real_[index].size);
+        std::memcpy(destination, real_[index].data, size);
+    }
+    std::size_t asked = 0;
+    std::byte* where = nullptr;
+
+private:
+    std::span<const ws::chunk> real_;
+};
+
+// weft::serialization::buffer: a vector whose sized construction and resize do not zero;
+// its bytes on the wire are a std::vector's, inline and as a chunk received in place.
+TEST(serialization, buffer_is_a_vector_that_is_not_zeroed_and_encodes_as_one) {
+    static_assert(std::is_same_v<ws::buffer<int>::value_type, int>);
+    ws::buffer<int> filled(5, 7);  // construction from a value is still the standard one
+    EXPECT_EQ(std::vector<int>(filled.begin(), filled.end()), std::vector<int>(5, 7));
+    filled.resize(8);
+    filled[7] = 3;
+    EXPECT_EQ(filled[7], 3);
+
+    for (const std::size_t n : {std::size_t{0}, std::size_t{10}, std::size_t{100'000}}) {  // inline, inline, chunk
+        ws::buffer<double> b(n);
+        for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<double>(i) + 0.25;
+        const std::vector<double> v(b.begin(), b.end());
+        ws::output_archive ob, ov;
+        ob(b);
+        ov(v);
+        EXPECT_TRUE(std::equal(ob.bytes().begin(), ob.bytes().end(), ov.bytes().begin(), ov.bytes().end())) << n;
+        ASSERT_EQ(ob.chunks().size(), n >= 100'000 ? 1u : 0u);
+        // Decoded from the vector's bytes, chunks arriving into the buffer's storage.
+        recording_source_for_buffer src(ov.chunks());
+        std::vector<ws::chunk> travelling;  // not in memory: the source receives them
+        for (const ws::chunk& c : ov.chunks()) travelling.push_back({nullptr, c.size});
+        ws::input_archive in(ov.bytes(), travelling, &src);
+        ws::buffer<double> back;
+        in(back);
+        in.finish();
+        EXPECT_EQ(std::vector<double>(back.begin(), back.end()), v) << n;
+        if (n >= 100'000) {
+            ASSERT_EQ(src.asked, 1u);
+            EXPECT_EQ(src.where, reinterpret_cast<std::byte*>(back.data()));
+        }
+    }
 }
 
 // A chunk source as the distributed layer's: chunks are not in memory but "arrive" when
