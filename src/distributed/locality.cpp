@@ -6,6 +6,7 @@
 #include <weft/config/errors.hpp>
 #include <weft/counters/detail/service.hpp>
 #include <weft/distributed/action.hpp>
+#include <weft/distributed/async.hpp>
 #include <weft/distributed/continuations.hpp>
 #include <weft/distributed/detail/parcelport.hpp>
 #include <weft/distributed/detail/runtime_hooks.hpp>
@@ -13,14 +14,12 @@
 #include <weft/ext/background_work.hpp>
 #include <weft/sched/post.hpp>
 
-#include <weft/distributed/async.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <mutex>
 #include <cstdlib>
+#include <mutex>
 #include <thread>
 #include <tuple>
 
