@@ -36,7 +36,10 @@ constexpr int first_chunk_tag = 16;
 /// Messages up to this size are received with MPI_Mrecv once probed (they are there:
 /// eager protocol); larger ones with MPI_Imrecv, completed by later polls.
 constexpr int mrecv_limit = 64 * 1024;
-/// Messages probed per poll at most, so that a busy worker's poll stays short.
+/// Messages probed per poll at most, so that a busy worker's poll stays short. A poll
+/// ends after the first message it receives whole, whose parcels (tasks, completed
+/// futures) come first: probing on would put an empty MPI_Improbe between a message and
+/// its task (about 0.1 us of an 8-byte round trip's 2-3).
 constexpr int probes_per_poll = 32;
 /// Requests MPI_Testsome looks at per poll: the oldest ones.
 constexpr std::size_t test_window = 256;
@@ -90,7 +93,8 @@ struct outbox {
     std::vector<std::vector<std::byte>> full;     ///< gathered messages that reached max_message
     std::vector<outgoing_chunk> chunks;
     std::vector<std::shared_ptr<const void>> keeps;
-    std::uint64_t parcels = 0;
+    std::uint64_t parcels = 0;  ///< queued and not yet taken by a sender (statistics)
+    std::uint64_t data = 0;     ///< their bytes, chunks included (statistics)
     /// Something queued (set under m with release, cleared by the flusher under m).
     std::atomic<bool> dirty{false};
     /// Chunk tags handed out so far (relaxed: only their distinctness matters).
@@ -98,7 +102,16 @@ struct outbox {
     /// Messages to this destination posted and not yet seen complete (written by the
     /// progress owner; relaxed: a hint for enqueue's choice to send at once).
     std::atomic<std::uint32_t> in_flight{0};
+    int peer = 0;  ///< the destination's rank
 };
+
+/// Adds `n` to a count that only the progress owner writes: a load and a store, not a
+/// locked read-modify-write (readers elsewhere only need whole values). `order` is the
+/// store's.
+template <class T>
+void add_owned(std::atomic<T>& count, T n, std::memory_order order = std::memory_order_relaxed) noexcept {
+    count.store(count.load(std::memory_order_relaxed) + n, order);  // relaxed load: this thread wrote it last
+}
 
 /// A task waiting for a chunk.
 struct chunk_request {
@@ -155,11 +168,13 @@ public:
 
 private:
     int allocate_tags(outbox& o, std::size_t n) noexcept;
-    void enqueue(std::uint32_t destination, const parcel_header& h, std::span<const std::byte> payload,
-                 std::span<const outgoing_chunk> chunks, std::shared_ptr<const void> keep, std::size_t data_bytes);
-    bool try_flush_now() noexcept;
+    void enqueue(outbox& o, const parcel_header& h, std::span<const std::byte> payload,
+                 std::span<const outgoing_chunk> chunks, std::shared_ptr<const void> keep, std::size_t parcel_bytes,
+                 std::size_t data);
     // Under the progress lock:
     bool flush() noexcept;
+    operation* take(outbox& o) noexcept;  // and under o.m
+    void post_send(operation* op) noexcept;
     bool post_chunk_requests() noexcept;
     bool complete_requests() noexcept;
     bool probe() noexcept;
@@ -235,7 +250,10 @@ mpi_transport::mpi_transport(const transport_config& cfg) : cfg_(cfg) {
     WEFT_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
     const int tag_ub = flag != 0 ? *static_cast<int*>(ub) : 32767;  // 32767: the standard's minimum
     tag_span_ = static_cast<std::uint64_t>(tag_ub - first_chunk_tag + 1);
-    for (int i = 0; i < size_; ++i) outboxes_.push_back(std::make_unique<outbox>());
+    for (int i = 0; i < size_; ++i) {
+        outboxes_.push_back(std::make_unique<outbox>());
+        outboxes_.back()->peer = i;
+    }
 }
 
 mpi_transport::~mpi_transport() {
@@ -306,10 +324,8 @@ void mpi_transport::send(parcel_header h, std::span<const std::byte> payload,
     h.chunks = static_cast<std::uint32_t>(chunks.size());
     h.chunk_tag = static_cast<std::uint32_t>(tag);
     const std::size_t parcel_bytes = sizeof(parcel_header) + chunks.size() * sizeof(std::uint64_t) + payload.size();
-    stats.parcels_sent.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
-    stats.bytes_sent.fetch_add(data, std::memory_order_relaxed);  // relaxed: a statistic
     if (parcel_bytes <= cfg_.max_message) {
-        enqueue(h.destination, h, payload, out, std::move(keep), parcel_bytes);
+        enqueue(o, h, payload, out, std::move(keep), parcel_bytes, data);
         return;
     }
     // Too long for one message: the parcel becomes the one chunk of a large_message parcel.
@@ -325,14 +341,13 @@ void mpi_transport::send(parcel_header h, std::span<const std::byte> payload,
     announce.chunk_tag = static_cast<std::uint32_t>(body_tag);
     std::vector<outgoing_chunk> all(out.begin(), out.end());
     all.push_back({body->first.data(), body->first.size(), body_tag});
-    enqueue(h.destination, announce, {}, all, std::move(body), sizeof announce + sizeof(std::uint64_t));
+    enqueue(o, announce, {}, all, std::move(body), sizeof announce + sizeof(std::uint64_t), data);
 }
 
-void mpi_transport::enqueue(std::uint32_t destination, const parcel_header& h, std::span<const std::byte> payload,
+void mpi_transport::enqueue(outbox& o, const parcel_header& h, std::span<const std::byte> payload,
                             std::span<const outgoing_chunk> chunks, std::shared_ptr<const void> keep,
-                            std::size_t parcel_bytes) {
-    outbox& o = *outboxes_[destination];
-    bool now = false;
+                            std::size_t parcel_bytes, std::size_t data) {
+    operation* op = nullptr;  // set: this thread owns progress and sends the outbox's message itself
     {
         const std::lock_guard lock(o.m);
         if (!o.bytes.empty() && o.bytes.size() + parcel_bytes > cfg_.max_message) o.full.push_back(std::move(o.bytes));
@@ -356,27 +371,29 @@ void mpi_transport::enqueue(std::uint32_t destination, const parcel_header& h, s
         o.chunks.insert(o.chunks.end(), chunks.begin(), chunks.end());
         if (keep) o.keeps.push_back(std::move(keep));
         ++o.parcels;
+        o.data += data;
         // Nagle's rule: a parcel to a destination with nothing in flight leaves at once (a
         // lone call does not wait for a poll); behind a message in flight, parcels gather
         // until the bound or the next poll.
-        now = cfg_.coalesce_bytes == 0 || o.bytes.size() >= cfg_.coalesce_bytes || !o.full.empty() ||
-              o.in_flight.load(std::memory_order_relaxed) == 0;  // relaxed: a hint
-        o.dirty.store(true, std::memory_order_release);  // release: the flusher's acquire sees the bytes
+        const bool now = cfg_.coalesce_bytes == 0 || o.bytes.size() >= cfg_.coalesce_bytes || !o.full.empty() ||
+                         o.in_flight.load(std::memory_order_relaxed) == 0;  // relaxed: a hint
+        // Sending now takes the progress lock (tried under o.m: the owner takes o.m while
+        // holding it, but nobody waits for it) and the outbox's message in one go.
+        bool expected = false;
+        // acquire: the previous owner's work on the request lists happens before ours.
+        if (now && progress_owned_.compare_exchange_strong(expected, true, std::memory_order_acquire)) op = take(o);
+        else o.dirty.store(true, std::memory_order_release);  // release: the flusher's acquire sees the bytes
     }
-    any_dirty_.store(true, std::memory_order_release);  // release: as above
-    if (now) try_flush_now();
-}
-
-bool mpi_transport::try_flush_now() noexcept {
-    bool expected = false;
-    // acquire: the previous owner's work on the request lists happens before ours.
-    if (!progress_owned_.compare_exchange_strong(expected, true, std::memory_order_acquire)) return false;
-    const bool did = flush();
-    // A sender that flushes message after message (no coalescing, or a burst past the
+    if (op == nullptr) {
+        // The next poll sends it (if the progress lock was taken, its owner's next poll).
+        any_dirty_.store(true, std::memory_order_release);  // release: as above
+        return;
+    }
+    post_send(op);
+    // A sender that sends message after message (no coalescing, or a burst past the
     // bound) also completes them, a window at a time, so that they do not pile up.
     if (requests_.size() >= test_window) complete_requests();
     progress_owned_.store(false, std::memory_order_release);  // release: pairs with the acquire above
-    return did;
 }
 
 bool mpi_transport::progress(bool idle_caller) noexcept {
@@ -420,40 +437,57 @@ bool mpi_transport::flush() noexcept {
     if (!any_dirty_.load(std::memory_order_acquire)) return false;  // acquire: pairs with enqueue's release
     any_dirty_.store(false, std::memory_order_relaxed);  // relaxed: a sender that sets it again is seen next poll
     bool did = false;
-    for (std::size_t d = 0; d < outboxes_.size(); ++d) {
-        outbox& o = *outboxes_[d];
+    for (const auto& box : outboxes_) {
+        outbox& o = *box;
         if (!o.dirty.load(std::memory_order_acquire)) continue;  // acquire: pairs with enqueue's release
-        operation* op = new_operation(operation::send);
-        op->to = &o;
+        operation* op = nullptr;
         {
             const std::lock_guard lock(o.m);
-            op->buffers = std::move(o.full);
-            o.full.clear();
-            if (!o.bytes.empty()) {
-                op->buffers.push_back(std::move(o.bytes));
-                if (!spare_buffers_.empty()) {
-                    o.bytes = std::move(spare_buffers_.back());
-                    spare_buffers_.pop_back();
-                }
-                o.bytes.clear();
+            if (o.bytes.empty() && o.full.empty()) {
+                o.dirty.store(false, std::memory_order_relaxed);  // relaxed: under o.m (a sender took it)
+                continue;
             }
-            op->keeps.swap(o.keeps);
-            chunk_scratch_.swap(o.chunks);
-            o.dirty.store(false, std::memory_order_relaxed);  // relaxed: under o.m
+            op = take(o);
         }
-        for (auto& b : op->buffers) {
-            post_pieces(op, false, b.data(), b.size(), static_cast<int>(d), tag_message);
-            messages_out_.fetch_add(1, std::memory_order_release);  // release: read by message_counts
-            stats.messages_sent.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
-        }
-        for (const outgoing_chunk& c : chunk_scratch_)
-            post_pieces(op, false, const_cast<std::byte*>(c.data), c.size, static_cast<int>(d), c.tag);
-        chunk_scratch_.clear();
-        o.in_flight.fetch_add(1, std::memory_order_relaxed);  // relaxed: a hint (see outbox)
-        if (op->pending == 0) finish(op);
+        post_send(op);
         did = true;
     }
     return did;
+}
+
+/// Moves what `o` holds into a send operation (its chunks into chunk_scratch_).
+operation* mpi_transport::take(outbox& o) noexcept {
+    operation* op = new_operation(operation::send);
+    op->to = &o;
+    op->buffers.swap(o.full);  // both empty-but-allocated in the steady state: no allocation
+    if (!o.bytes.empty()) {
+        op->buffers.push_back(std::move(o.bytes));  // leaves o.bytes empty
+        if (!spare_buffers_.empty()) {
+            o.bytes = std::move(spare_buffers_.back());
+            spare_buffers_.pop_back();
+        }
+    }
+    op->keeps.swap(o.keeps);
+    chunk_scratch_.swap(o.chunks);
+    add_owned(stats.parcels_sent, std::exchange(o.parcels, 0));
+    add_owned(stats.bytes_sent, std::exchange(o.data, 0));
+    o.dirty.store(false, std::memory_order_relaxed);  // relaxed: under o.m
+    return op;
+}
+
+/// Posts the sends of an operation take() filled.
+void mpi_transport::post_send(operation* op) noexcept {
+    outbox& o = *op->to;
+    for (auto& b : op->buffers) {
+        post_pieces(op, false, b.data(), b.size(), o.peer, tag_message);
+        add_owned(messages_out_, std::uint64_t{1}, std::memory_order_release);  // release: read by message_counts
+        add_owned(stats.messages_sent, std::uint64_t{1});
+    }
+    for (const outgoing_chunk& c : chunk_scratch_)
+        post_pieces(op, false, const_cast<std::byte*>(c.data), c.size, o.peer, c.tag);
+    chunk_scratch_.clear();
+    add_owned(o.in_flight, std::uint32_t{1});  // relaxed: a hint (see outbox)
+    if (op->pending == 0) finish(op);
 }
 
 void mpi_transport::post_pieces(operation* op, bool receive, std::byte* data, std::size_t size, int peer,
@@ -500,7 +534,8 @@ void mpi_transport::finish(operation* op) noexcept {
         }
         op->buffers.clear();
         op->keeps.clear();
-        op->to->in_flight.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a hint (see outbox)
+        // relaxed (both): a hint (see outbox), written by the progress owner only.
+        op->to->in_flight.store(op->to->in_flight.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
         break;
     case operation::receive_message: deliver_message(op->fr, true); break;
     case operation::receive_large:
@@ -639,6 +674,7 @@ bool mpi_transport::probe() noexcept {
         if (count <= mrecv_limit) {
             WEFT_MPI(MPI_Mrecv(f->bytes.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE));
             deliver_message(f, true);
+            break;  // see probes_per_poll
         } else {
             operation* op = new_operation(operation::receive_message);
             op->fr = f;
@@ -667,14 +703,13 @@ void mpi_transport::deliver_message(frame* f, bool counted) noexcept {
         }
         views_.clear();
     }
+    // One reference per parcel handed on, taken at once (no parcel is out yet).
+    std::uint32_t handed = 0;
+    for (const parcel_view& v : views_) handed += v.header.kind != parcel_kind::large_message ? 1 : 0;
+    f->refs.store(1 + handed, std::memory_order_relaxed);  // relaxed: not shared yet
+    std::uint64_t parcels = 0, bytes = 0;
     for (const parcel_view& v : views_) {
-        stats.parcels_received.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
-        std::uint64_t data = sizeof(parcel_header) + v.header.chunks * sizeof(std::uint64_t) + v.payload.size();
-        for (std::size_t i = 0; i < v.header.chunks; ++i) data += v.chunk_size(i);
-        if (v.header.kind != parcel_kind::large_message)
-            stats.bytes_received.fetch_add(data, std::memory_order_relaxed);  // relaxed: a statistic
-        if (v.header.kind == parcel_kind::large_message) {
-            stats.parcels_received.fetch_sub(1, std::memory_order_relaxed);  // relaxed: the body counts itself
+        if (v.header.kind == parcel_kind::large_message) {  // the body counts itself
             large_pending_.fetch_add(1, std::memory_order_relaxed);  // relaxed: before the count below (release)
             operation* op = new_operation(operation::receive_large);
             op->fr = new_frame(static_cast<std::size_t>(v.chunk_size(0)), f->source);
@@ -682,13 +717,17 @@ void mpi_transport::deliver_message(frame* f, bool counted) noexcept {
                         static_cast<int>(v.header.chunk_tag));
             continue;
         }
-        f->refs.fetch_add(1, std::memory_order_relaxed);  // relaxed: the caller holds a reference
+        ++parcels;
+        bytes += sizeof(parcel_header) + v.header.chunks * sizeof(std::uint64_t) + v.payload.size();
+        for (std::size_t i = 0; i < v.header.chunks; ++i) bytes += v.chunk_size(i);
         deliver_(f, v);
     }
+    add_owned(stats.parcels_received, parcels);
+    add_owned(stats.bytes_received, bytes);
     if (counted) {
-        stats.messages_received.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
+        add_owned(stats.messages_received, std::uint64_t{1});
         // release: whoever reads the count sees the tasks this message spawned.
-        messages_in_.fetch_add(1, std::memory_order_release);
+        add_owned(messages_in_, std::uint64_t{1}, std::memory_order_release);
     }
     release(f);
 }
