@@ -12,6 +12,7 @@
 #include <weft/distributed/detail/runtime_hooks.hpp>
 #include <weft/distributed/locality.hpp>
 #include <weft/ext/background_work.hpp>
+#include <weft/sched/detail/suspend.hpp>
 #include <weft/sched/post.hpp>
 
 #include <algorithm>
@@ -111,8 +112,9 @@ void answer(const parcel_view& v, parcel_kind kind, const serialization::output_
     send_parcel(v.header.source, kind, 0, v.header.continuation, out, std::move(keep));
 }
 
-/// A call parcel's task: decode, run, answer.
-void run_call(frame* f, const parcel_view& v, const action_entry* action) {
+/// A call parcel: decode, run, answer. The view is a copy: the batch it came from may be
+/// gone by the time a call that suspended returns.
+void run_call(frame* f, const parcel_view v, const action_entry* action) {
     net().backlog.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a bound on probing (transport.hpp)
     remote_chunks chunks(v);
     serialization::input_archive in(v.payload, chunks.chunks(), &chunks);
@@ -170,15 +172,80 @@ void complete(frame* f, const parcel_view& v, serialization::input_archive& in, 
     net().release(f);
 }
 
-/// The transport's delivery: runs under its progress lock, on a worker's loop.
-void deliver(frame* f, const parcel_view& v) {
-    if (v.header.kind == parcel_kind::call) {
-        const action_entry* action = action_table::instance().find(v.header.action);  // checked by split_message
-        net().backlog.fetch_add(1, std::memory_order_relaxed);  // relaxed: a bound on probing (transport.hpp)
-        weft::post(task_attributes{task_priority::normal, action->name.data()},
-                   [f, v, action] { run_call(f, v, action); });
-        return;
+/// The calls of one message, run in order by one task (run_batch). Each call costing a
+/// task of its own made the receiving side of a stream of small parcels the slower one
+/// (task creation, queueing and the scheduler's clock reads were most of its cost). Two
+/// things keep a batch from holding calls back:
+/// - a call that suspends hands the calls after it to a new task (the scheduler's
+///   suspend hook), so no call waits for another's wait;
+/// - while some worker idles, the batch gives half of the calls left to a new task
+///   before each call, which that worker can take (lazy binary splitting, driven by idle
+///   workers rather than by a grain size: Tzannes et al., PPoPP 2010).
+struct call_batch {
+    frame* f;
+    std::vector<parcel_view> calls;
+    std::size_t next = 0;  ///< the first call not started
+    std::size_t end = 0;   ///< one past the last call of this batch
+};
+
+void run_batch(call_batch* b);
+
+void post_batch(call_batch* b) {
+    weft::post(task_attributes{task_priority::normal, "weft: calls of a message"}, [b] { run_batch(b); });
+}
+
+/// The suspend hook's state, on the stack of the task that runs a call.
+struct batch_hook {
+    call_batch* b;
+    bool fired = false;   ///< the call suspended (the hook is gone)
+    bool handed = false;  ///< and the calls after it went to a new task, with the batch
+};
+
+void hand_on(void* arg) noexcept {
+    auto* h = static_cast<batch_hook*>(arg);
+    h->fired = true;
+    try {
+        post_batch(h->b);
+        h->handed = true;
+    } catch (...) {
+        // No memory for the task: the calls after this one wait until it resumes.
     }
+}
+
+void run_batch(call_batch* b) {
+    while (b->next < b->end) {
+        if (b->end - b->next >= 2 && weft::detail::idle_workers()) {
+            // Half of the calls left, to a worker that idles; the rest stay here.
+            const std::size_t mid = b->next + (b->end - b->next) / 2;
+            try {
+                auto* rest = new call_batch{b->f, {}, 0, 0};
+                rest->calls.assign(b->calls.begin() + static_cast<std::ptrdiff_t>(mid),
+                                   b->calls.begin() + static_cast<std::ptrdiff_t>(b->end));
+                rest->end = rest->calls.size();
+                try {
+                    post_batch(rest);
+                    b->end = mid;
+                } catch (...) {
+                    delete rest;
+                }
+            } catch (...) {
+                // No memory: this task runs them all.
+            }
+        }
+        const parcel_view v = b->calls[b->next++];
+        const action_entry* action = action_table::instance().find(v.header.action);  // checked by split_message
+        batch_hook h{b};
+        const bool more = b->next < b->end;
+        if (more) weft::detail::set_suspend_hook({&hand_on, &h});
+        run_call(b->f, v, action);
+        if (h.handed) return;  // the batch is the new task's now
+        if (more && !h.fired) weft::detail::clear_suspend_hook();
+    }
+    delete b;
+}
+
+/// A result or exception parcel whose payload is here.
+void deliver_result(frame* f, const parcel_view& v) {
     if (v.header.chunks == 0) {
         serialization::input_archive in(v.payload);
         complete(f, v, in, nullptr);
@@ -190,6 +257,37 @@ void deliver(frame* f, const parcel_view& v) {
         serialization::input_archive in(v.payload, chunks.chunks(), &chunks);
         complete(f, v, in, &chunks);
     });
+}
+
+/// The transport's delivery: runs under its progress lock, on a worker's loop. Results
+/// complete their futures here; calls run as tasks (one message's calls as one batch).
+void deliver(frame* f, std::span<const parcel_view> parcels) {
+    std::size_t calls = 0;
+    const parcel_view* first_call = nullptr;
+    for (const parcel_view& v : parcels) {
+        if (v.header.kind != parcel_kind::call) {
+            deliver_result(f, v);
+            continue;
+        }
+        if (first_call == nullptr) first_call = &v;
+        ++calls;
+    }
+    if (calls == 0) return;
+    // relaxed: a bound on probing (transport.hpp).
+    net().backlog.fetch_add(static_cast<std::int64_t>(calls), std::memory_order_relaxed);
+    if (calls == 1) {
+        const parcel_view v = *first_call;
+        const action_entry* action = action_table::instance().find(v.header.action);  // checked by split_message
+        weft::post(task_attributes{task_priority::normal, action->name.data()},
+                   [f, v, action] { run_call(f, v, action); });
+        return;
+    }
+    auto* b = new call_batch{f, {}, 0, 0};
+    b->calls.reserve(calls);
+    for (const parcel_view& v : parcels)
+        if (v.header.kind == parcel_kind::call) b->calls.push_back(v);
+    b->end = calls;
+    post_batch(b);
 }
 
 counters::detail::network_stats read_stats() noexcept {

@@ -703,13 +703,11 @@ void mpi_transport::deliver_message(frame* f, bool counted) noexcept {
         }
         views_.clear();
     }
-    // One reference per parcel handed on, taken at once (no parcel is out yet).
-    std::uint32_t handed = 0;
-    for (const parcel_view& v : views_) handed += v.header.kind != parcel_kind::large_message ? 1 : 0;
-    f->refs.store(1 + handed, std::memory_order_relaxed);  // relaxed: not shared yet
-    std::uint64_t parcels = 0, bytes = 0;
+    std::uint64_t bytes = 0;
+    bool large = false;
     for (const parcel_view& v : views_) {
         if (v.header.kind == parcel_kind::large_message) {  // the body counts itself
+            large = true;
             large_pending_.fetch_add(1, std::memory_order_relaxed);  // relaxed: before the count below (release)
             operation* op = new_operation(operation::receive_large);
             op->fr = new_frame(static_cast<std::size_t>(v.chunk_size(0)), f->source);
@@ -717,12 +715,16 @@ void mpi_transport::deliver_message(frame* f, bool counted) noexcept {
                         static_cast<int>(v.header.chunk_tag));
             continue;
         }
-        ++parcels;
         bytes += sizeof(parcel_header) + v.header.chunks * sizeof(std::uint64_t) + v.payload.size();
         for (std::size_t i = 0; i < v.header.chunks; ++i) bytes += v.chunk_size(i);
-        deliver_(f, v);
     }
-    add_owned(stats.parcels_received, parcels);
+    if (large) std::erase_if(views_, [](const parcel_view& v) { return v.header.kind == parcel_kind::large_message; });
+    if (!views_.empty()) {
+        // One reference per parcel handed on, taken at once (no parcel is out yet).
+        f->refs.store(1 + static_cast<std::uint32_t>(views_.size()), std::memory_order_relaxed);  // relaxed: not shared yet
+        deliver_(f, views_);
+    }
+    add_owned(stats.parcels_received, std::uint64_t{views_.size()});
     add_owned(stats.bytes_received, bytes);
     if (counted) {
         add_owned(stats.messages_received, std::uint64_t{1});

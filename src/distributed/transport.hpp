@@ -45,8 +45,11 @@ struct transport_stats {
 
 class transport {
 public:
-    /// Receives one parcel of a message (called by progress(), under its lock).
-    using deliver_fn = void (*)(frame* f, const parcel_view& p);
+    /// Receives the parcels of one message, in order (called by progress(), under its
+    /// lock). `f` holds one reference per parcel for the receiver, each released once
+    /// (transport::release) when that parcel is done with; the views point into `f` and
+    /// into the transport's scratch space, valid until the call returns.
+    using deliver_fn = void (*)(frame* f, std::span<const parcel_view> parcels);
 
     virtual ~transport() = default;
     virtual std::uint32_t here() const noexcept = 0;

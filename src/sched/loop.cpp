@@ -316,10 +316,30 @@ task* current_task() noexcept {
     return w != nullptr ? w->current_task : nullptr;
 }
 
+void set_suspend_hook(suspend_hook h) {
+    worker* w = current_worker();
+    if (w == nullptr || w->current_task == nullptr)
+        throw runtime_state_error("weft: only a weft task can set a suspend hook");
+    w->on_suspend = h;
+}
+
+void clear_suspend_hook() noexcept {
+    if (worker* w = current_worker()) w->on_suspend = {};
+}
+
+bool idle_workers() noexcept {
+    const worker* w = current_worker();
+    return w != nullptr && w->sched->idle_workers();
+}
+
 void suspend(suspend_callback cb, void* arg, const wait_reason& why) {
     worker* w = current_worker();
     if (w == nullptr || w->current_task == nullptr)
         throw runtime_state_error("weft: only a weft task can suspend");
+    if (w->on_suspend.fn != nullptr) {
+        const suspend_hook h = std::exchange(w->on_suspend, {});
+        h.fn(h.arg);  // must not suspend (set_suspend_hook)
+    }
     task* t = w->current_task;
     context* next = nullptr;
     try {

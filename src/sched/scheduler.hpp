@@ -79,6 +79,7 @@ struct alignas(cache_line_size) worker : worker_hot {
     task_fifo pinned;                             ///< pinned tasks taken from the inbox, in order
     task_fifo pinned_yielded;                     ///< those that yielded: run after other work
     task* own_stack_first = nullptr;              ///< the task a new own-stack context starts with
+    suspend_hook on_suspend{};                    ///< see set_suspend_hook (detail/suspend.hpp)
     std::size_t inline_reserve = 0;               ///< see worker_hot::inline_floor
     unsigned idle_spins = 0;
     /// This worker's bit is set in the scheduler's hand-off mask.
@@ -180,6 +181,11 @@ public:
     /// An idle worker about to spin: opens its mailbox to readied tasks (when hand-off
     /// is on and the worker has a bit in the open mask).
     void open_handoff(worker* w) noexcept;
+    /// Some worker idles: its hand-off is open (workers 0-63) or it is parked. A hint.
+    bool idle_workers() const noexcept {
+        // relaxed (both): a hint; a worker that idles a moment later is not waited for.
+        return handoff_mask_.load(std::memory_order_relaxed) != 0 || sleepers_.load(std::memory_order_relaxed) != 0;
+    }
     /// Closes `w`'s mailbox (and, `leave_mask`, takes it out of the readiers' mask: it
     /// parks); returns the task handed to it meanwhile, if any.
     task* close_handoff(worker* w, bool leave_mask) noexcept;

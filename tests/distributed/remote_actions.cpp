@@ -2,8 +2,9 @@
 // oversubscribed). Each mode checks every result against a value computed here and exits
 // non-zero on the first mismatch, naming it; ctest's timeout turns a hang into a failure.
 //
-//   remote_actions all        values, exceptions, post, 10^5 calls in flight, large
-//                             vectors, a random cascade across localities, targets
+//   remote_actions all        values, exceptions, post, 10^5 calls in flight, a call
+//                             waiting for a later call of its message, large vectors,
+//                             a random cascade across localities, targets
 //   remote_actions in-flight  main returns at once with chains of posted actions still
 //                             hopping between localities: each locality checks, after
 //                             weft::run returned, that it ran exactly its share
@@ -159,6 +160,19 @@ void fail_with(int kind) {
 }
 WEFT_PLAIN_ACTION(fail_with, fail_with_action);
 
+// Calls that arrive in one message run in order in one task (call_batch in
+// src/distributed/locality.cpp). A call that waits must hand the calls after it to a new
+// task, or the call that would end its wait never runs: check_waits_in_one_message puts
+// a waiting call and the call that ends its wait in one message.
+constexpr std::uint32_t gate_rounds = 20;
+weft::event gates[gate_rounds];
+void wait_gate(std::uint32_t k) { gates[k].wait(); }
+WEFT_PLAIN_ACTION(wait_gate, wait_gate_action);
+void open_gate(std::uint32_t k) { gates[k].set(); }
+WEFT_PLAIN_ACTION(open_gate, open_gate_action);
+void nop() {}
+WEFT_PLAIN_ACTION(nop, nop_action);
+
 int twice_plus_one(int i) { return 2 * i + 1; }
 WEFT_PLAIN_ACTION(twice_plus_one, twice_plus_one_action);
 
@@ -294,6 +308,21 @@ void check_flood(const std::vector<weft::id_type>& all) {
     CHECK(wrong == 0);
 }
 
+void check_waits_in_one_message(const std::vector<weft::id_type>& all) {
+    // Locality 0 waits for these, so locality 0's own gates are not used.
+    for (const weft::id_type& loc : all) {
+        if (loc == weft::find_here()) continue;
+        for (std::uint32_t k = 0; k < gate_rounds; ++k) {
+            // The first parcel leaves at once; the two behind it gather into one message
+            // (it is still counted in flight: this task does not poll in between).
+            weft::post(nop_action{}, loc);
+            weft::future<void> waited = weft::async(wait_gate_action{}, loc, k);
+            weft::post(open_gate_action{}, loc, k);
+            waited.get();  // hangs (the test's timeout) if the waiting call held the other
+        }
+    }
+}
+
 void check_large(const std::vector<weft::id_type>& all) {
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{1} << 17, std::size_t{1} << 20,
                           std::size_t{1} << 21}) {
@@ -340,6 +369,7 @@ int run_all() {
     check_local_calls_do_not_serialize();
     check_exceptions(all);
     check_flood(all);
+    check_waits_in_one_message(all);
     check_large(all);
     check_cascade();
     check_posts(all);

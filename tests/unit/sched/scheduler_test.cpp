@@ -2,6 +2,8 @@
 // priorities, yield, sleep, ids, names, exceptions, shutdown.
 #include "support/policy_test.hpp"
 
+#include <weft/sched/detail/suspend.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -102,6 +104,60 @@ TEST_P(scheduler_test, exceptions_reach_the_future) {
     // Through a chain of tasks.
     auto g = weft::async([] { return weft::async([]() -> int { throw std::logic_error("deep"); }).get(); });
     EXPECT_THROW(g.get(), std::logic_error);
+}
+
+// The suspend hook (weft/sched/detail/suspend.hpp), which the distributed layer's
+// batches of calls use: it fires once when the task suspends, before anything else can
+// run, and not at all when the code between set and clear does not suspend.
+TEST_P(scheduler_test, the_suspend_hook_fires_once_when_the_task_suspends_and_not_otherwise) {
+    struct state {
+        int fired = 0;
+        bool setter_ran_before = false;
+        std::atomic<bool> setter_ran{false};
+    };
+    state st;
+    weft::promise<void> p;
+    auto setter_posted = [&] {
+        // Posted by the hook: it runs only once the waiting task has let its worker go.
+        weft::post([&] {
+            st.setter_ran.store(true);
+            p.set_value();
+        });
+    };
+    const int fired = in_task([&] {
+        // Not suspending: nothing fires, and clearing works.
+        weft::detail::suspend_hook quiet{[](void* arg) noexcept { ++static_cast<state*>(arg)->fired; }, &st};
+        weft::detail::set_suspend_hook(quiet);
+        volatile int sum = 0;
+        for (int i = 0; i < 100; ++i) sum = sum + i;
+        weft::detail::clear_suspend_hook();
+        weft::this_task::yield();  // the hook is gone: this suspension fires nothing
+        if (st.fired != 0) return -1;
+        // Suspending: the hook fires, once, before the task waits.
+        struct both {
+            state* st;
+            decltype(setter_posted)* post;
+        } b{&st, &setter_posted};
+        weft::detail::set_suspend_hook({[](void* arg) noexcept {
+                                            auto* x = static_cast<both*>(arg);
+                                            ++x->st->fired;
+                                            x->st->setter_ran_before = x->st->setter_ran.load();
+                                            (*x->post)();
+                                        },
+                                        &b});
+        p.get_future().get();  // suspends until the task the hook posted sets it
+        weft::this_task::yield();  // fired and cleared: no second call
+        return st.fired;
+    });
+    EXPECT_EQ(fired, 1);
+    EXPECT_FALSE(st.setter_ran_before);
+    EXPECT_TRUE(st.setter_ran.load());
+}
+
+TEST(suspend_hook, setting_one_outside_a_task_throws_and_clearing_is_harmless) {
+    EXPECT_THROW(weft::detail::set_suspend_hook({[](void*) noexcept {}, nullptr}), weft::runtime_state_error);
+    weft::detail::clear_suspend_hook();
+    EXPECT_FALSE(weft::detail::idle_workers());
 }
 
 TEST_P(scheduler_test, yield_lets_other_tasks_run) {

@@ -32,6 +32,29 @@ void suspend(suspend_callback cb, void* arg, const wait_reason& why = {});
 /// Makes a suspended task runnable again (any thread).
 void resume(task* t) noexcept;
 
+/// Called when the running task suspends: see set_suspend_hook.
+struct suspend_hook {
+    void (*fn)(void* arg) noexcept = nullptr;
+    void* arg = nullptr;
+};
+
+/// Sets a hook on the calling task's worker, around code that may suspend the task: if
+/// it does, suspend() first calls `h.fn(h.arg)` (once, on the task's stack, before the
+/// switch) and clears the hook. A task that runs several independent pieces of work in
+/// turn (the distributed layer's batches of parcels) hands the pieces not yet run to a
+/// new task there, instead of holding them while one piece waits. Clear it with
+/// clear_suspend_hook() when the code returned without suspending. Only one hook at a
+/// time (a second replaces the first). The hook must not suspend (it may spawn).
+/// @throws weft::runtime_state_error on a thread that is not running a weft task.
+void set_suspend_hook(suspend_hook h);
+/// Clears the calling worker's hook (no effect outside a worker).
+void clear_suspend_hook() noexcept;
+
+/// Some worker of the calling thread's scheduler idles (spinning for work, or parked): a
+/// hint for a task holding several independent pieces of work to hand some to a new
+/// task, which that worker can take. False outside a worker. Reads two shared words.
+bool idle_workers() noexcept;
+
 /// Calls fn(arg) on the runtime's timer thread at (or soon after) `when`; fn must be
 /// short and must not block. Pending timers count as "something will happen" for the
 /// deadlock report. @throws weft::runtime_state_error when no runtime is running.
