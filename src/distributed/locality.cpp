@@ -178,15 +178,32 @@ void complete(frame* f, const parcel_view& v, serialization::input_archive& in, 
 /// things keep a batch from holding calls back:
 /// - a call that suspends hands the calls after it to a new task (the scheduler's
 ///   suspend hook), so no call waits for another's wait;
-/// - while some worker idles, the batch gives half of the calls left to a new task
-///   before each call, which that worker can take (lazy binary splitting, driven by idle
-///   workers rather than by a grain size: Tzannes et al., PPoPP 2010).
+/// - before each call, while another worker spins idle, the batch gives it half of the
+///   calls left as a new task (lazy binary splitting, driven by idle workers rather than
+///   by a grain size: Tzannes et al., PPoPP 2010); a parked worker is woken for half only
+///   once the batch has run wake_parked_after, so a message of short calls does not wake
+///   the machine but one of long calls spreads.
 struct call_batch {
     frame* f;
     std::vector<parcel_view> calls;
     std::size_t next = 0;  ///< the first call not started
     std::size_t end = 0;   ///< one past the last call of this batch
+    std::chrono::steady_clock::time_point since{};  ///< first looked at parked workers, or last split
 };
+
+constexpr auto wake_parked_after = std::chrono::microseconds(100);
+
+/// Whether to give half of what is left to another worker now.
+bool split_now(call_batch* b) {
+    const weft::detail::idle_workers_now idle = weft::detail::idle_workers();
+    if (idle.spinning) return true;
+    if (!idle.parked) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (b->since == std::chrono::steady_clock::time_point{}) b->since = now;
+    if (now - b->since < wake_parked_after) return false;
+    b->since = now;
+    return true;
+}
 
 void run_batch(call_batch* b);
 
@@ -214,11 +231,11 @@ void hand_on(void* arg) noexcept {
 
 void run_batch(call_batch* b) {
     while (b->next < b->end) {
-        if (b->end - b->next >= 2 && weft::detail::idle_workers()) {
+        if (b->end - b->next >= 2 && split_now(b)) {
             // Half of the calls left, to a worker that idles; the rest stay here.
             const std::size_t mid = b->next + (b->end - b->next) / 2;
             try {
-                auto* rest = new call_batch{b->f, {}, 0, 0};
+                auto* rest = new call_batch{b->f, {}, 0, 0, {}};
                 rest->calls.assign(b->calls.begin() + static_cast<std::ptrdiff_t>(mid),
                                    b->calls.begin() + static_cast<std::ptrdiff_t>(b->end));
                 rest->end = rest->calls.size();
@@ -282,7 +299,7 @@ void deliver(frame* f, std::span<const parcel_view> parcels) {
                    [f, v, action] { run_call(f, v, action); });
         return;
     }
-    auto* b = new call_batch{f, {}, 0, 0};
+    auto* b = new call_batch{f, {}, 0, 0, {}};
     b->calls.reserve(calls);
     for (const parcel_view& v : parcels)
         if (v.header.kind == parcel_kind::call) b->calls.push_back(v);

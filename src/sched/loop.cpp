@@ -327,9 +327,10 @@ void clear_suspend_hook() noexcept {
     if (worker* w = current_worker()) w->on_suspend = {};
 }
 
-bool idle_workers() noexcept {
+idle_workers_now idle_workers() noexcept {
     const worker* w = current_worker();
-    return w != nullptr && w->sched->idle_workers();
+    if (w == nullptr) return {};
+    return {w->sched->spinning_worker(w), w->sched->parked_workers()};
 }
 
 void suspend(suspend_callback cb, void* arg, const wait_reason& why) {

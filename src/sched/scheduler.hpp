@@ -181,10 +181,12 @@ public:
     /// An idle worker about to spin: opens its mailbox to readied tasks (when hand-off
     /// is on and the worker has a bit in the open mask).
     void open_handoff(worker* w) noexcept;
-    /// Some worker idles: its hand-off is open (workers 0-63) or it is parked. A hint.
-    bool idle_workers() const noexcept {
-        // relaxed (both): a hint; a worker that idles a moment later is not waited for.
-        return handoff_mask_.load(std::memory_order_relaxed) != 0 || sleepers_.load(std::memory_order_relaxed) != 0;
+    /// Another worker spins idle with its hand-off slot open (workers 0-63; looks at a few
+    /// candidates, as try_hand_off does). A hint.
+    bool spinning_worker(const worker* self) const noexcept;
+    /// Some worker is parked. A hint.
+    bool parked_workers() const noexcept {
+        return sleepers_.load(std::memory_order_relaxed) != 0;  // relaxed: a hint
     }
     /// Closes `w`'s mailbox (and, `leave_mask`, takes it out of the readiers' mask: it
     /// parks); returns the task handed to it meanwhile, if any.

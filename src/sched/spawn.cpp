@@ -153,6 +153,18 @@ bool scheduler::try_hand_off(worker* self, task* t) noexcept {
     return false;
 }
 
+bool scheduler::spinning_worker(const worker* self) const noexcept {
+    // relaxed: as in try_hand_off (the bits outlive an idle spell; the slot tells).
+    std::uint64_t open = handoff_mask_.load(std::memory_order_relaxed);
+    if (self->index < 64) open &= ~(std::uint64_t{1} << self->index);
+    for (int tries = 0; open != 0 && tries < max_handoff_candidates; ++tries) {
+        const auto target = static_cast<std::size_t>(std::countr_zero(open));
+        open &= open - 1;
+        if (target < workers_.size() && workers_[target]->handoff.accepts()) return true;
+    }
+    return false;
+}
+
 void spawn_ready(task* t) {
     if (worker* w = current_worker(); w != nullptr && w->sched->try_hand_off(w, t)) return;
     spawn(t);

@@ -154,10 +154,27 @@ TEST_P(scheduler_test, the_suspend_hook_fires_once_when_the_task_suspends_and_no
     EXPECT_TRUE(st.setter_ran.load());
 }
 
+// idle_workers() (detail/suspend.hpp): alone, a worker never sees another idle; with
+// others and nothing for them to do, it sees one spinning or parked.
+TEST_P(scheduler_test, idle_workers_sees_the_others_idle_and_never_itself) {
+    const bool seen = in_task([this] {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        for (int i = 0;; ++i) {
+            const weft::detail::idle_workers_now idle = weft::detail::idle_workers();
+            if (idle.spinning || idle.parked) return true;
+            // Alone: a few thousand looks are enough to say it never happens.
+            if ((single_worker() && i > 5000) || std::chrono::steady_clock::now() > deadline) return false;
+        }
+    });
+    EXPECT_EQ(seen, !single_worker());
+}
+
 TEST(suspend_hook, setting_one_outside_a_task_throws_and_clearing_is_harmless) {
     EXPECT_THROW(weft::detail::set_suspend_hook({[](void*) noexcept {}, nullptr}), weft::runtime_state_error);
     weft::detail::clear_suspend_hook();
-    EXPECT_FALSE(weft::detail::idle_workers());
+    const weft::detail::idle_workers_now idle = weft::detail::idle_workers();
+    EXPECT_FALSE(idle.spinning);
+    EXPECT_FALSE(idle.parked);
 }
 
 TEST_P(scheduler_test, yield_lets_other_tasks_run) {

@@ -50,10 +50,17 @@ void set_suspend_hook(suspend_hook h);
 /// Clears the calling worker's hook (no effect outside a worker).
 void clear_suspend_hook() noexcept;
 
-/// Some worker of the calling thread's scheduler idles (spinning for work, or parked): a
-/// hint for a task holding several independent pieces of work to hand some to a new
-/// task, which that worker can take. False outside a worker. Reads two shared words.
-bool idle_workers() noexcept;
+/// Whether other workers of the calling thread's scheduler idle: a hint for a task
+/// holding several independent pieces of work to hand some to a new task.
+struct idle_workers_now {
+    /// One spins with its hand-off slot open: it takes a new task at once.
+    bool spinning = false;
+    /// One is parked: a new task wakes it (a futex call; on a VM, a vCPU wake-up).
+    bool parked = false;
+};
+/// Reads the hand-off mask, a few hand-off slots and the parked count (all false outside
+/// a worker).
+idle_workers_now idle_workers() noexcept;
 
 /// Calls fn(arg) on the runtime's timer thread at (or soon after) `when`; fn must be
 /// short and must not block. Pending timers count as "something will happen" for the
