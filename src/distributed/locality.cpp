@@ -235,16 +235,13 @@ void run_batch(call_batch* b) {
             // Half of the calls left, to a worker that idles; the rest stay here.
             const std::size_t mid = b->next + (b->end - b->next) / 2;
             try {
-                auto* rest = new call_batch{b->f, {}, 0, 0, {}};
+                auto rest = std::make_unique<call_batch>(call_batch{b->f, {}, 0, 0, {}});
                 rest->calls.assign(b->calls.begin() + static_cast<std::ptrdiff_t>(mid),
                                    b->calls.begin() + static_cast<std::ptrdiff_t>(b->end));
                 rest->end = rest->calls.size();
-                try {
-                    post_batch(rest);
-                    b->end = mid;
-                } catch (...) {
-                    delete rest;
-                }
+                post_batch(rest.get());
+                rest.release();  // the new task's now
+                b->end = mid;
             } catch (...) {
                 // No memory: this task runs them all.
             }
