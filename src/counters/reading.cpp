@@ -65,6 +65,10 @@ raw& raw::operator-=(const raw& b) noexcept {
     sub(bytes_received, b.bytes_received);
     sub(messages_sent, b.messages_sent);
     sub(messages_received, b.messages_received);
+    sub(agas_resolves, b.agas_resolves);
+    sub(agas_cache_hits, b.agas_cache_hits);
+    sub(agas_cache_misses, b.agas_cache_misses);
+    sub(agas_migrations, b.agas_migrations);
     return *this;
 }
 
@@ -164,6 +168,10 @@ reading read_all(const scheduler& s) {
         t.bytes_received = net.bytes_received;
         t.messages_sent = net.messages_sent;
         t.messages_received = net.messages_received;
+        t.agas_resolves = net.agas_resolves;
+        t.agas_cache_hits = net.agas_cache_hits;
+        t.agas_cache_misses = net.agas_cache_misses;
+        t.agas_migrations = net.agas_migrations;
     }
     return r;
 }

@@ -38,6 +38,7 @@ struct raw {
     // Cumulative, total only (the network source's, see set_network_source).
     double parcels_sent = 0, parcels_received = 0, parcels_rejected = 0;
     double bytes_sent = 0, bytes_received = 0, messages_sent = 0, messages_received = 0;
+    double agas_resolves = 0, agas_cache_hits = 0, agas_cache_misses = 0, agas_migrations = 0;
 
     /// Subtracts the cumulative fields (clamped at zero); leaves the instantaneous ones.
     raw& operator-=(const raw& b) noexcept;

@@ -1,6 +1,8 @@
-// The distributed layer's running part (issue #23): this locality, the parcels it
-// receives (each call runs as a task; results complete the caller's future), global
-// termination, and the functions of weft/distributed/locality.hpp.
+// The distributed layer's running part (issues #23, #24): this locality, the parcels it
+// receives (calls run as tasks; results complete the caller's future; component calls
+// run on their object, or are held or forwarded: agas.cpp), global termination, and the
+// functions of weft/distributed/locality.hpp.
+#include "agas.hpp"
 #include "transport.hpp"
 
 #include <weft/config/errors.hpp>
@@ -107,50 +109,154 @@ void report_rejected(const parcel_view& v, const char* what, const std::string& 
     std::fflush(stderr);
 }
 
-void answer(const parcel_view& v, parcel_kind kind, const serialization::output_archive& out,
-            std::shared_ptr<const void> keep) {
-    send_parcel(v.header.source, kind, 0, v.header.continuation, out, std::move(keep));
+/// Where a call's answer goes: its caller's locality.
+std::uint32_t answer_locality(const parcel_header& h) noexcept {
+    return h.kind == parcel_kind::component_call ? h.origin : h.source;
 }
 
-/// A call parcel: decode, run, answer. The view is a copy: the batch it came from may be
-/// gone by the time a call that suspended returns.
-void run_call(frame* f, const parcel_view v, const action_entry* action) {
-    net().backlog.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a bound on probing (transport.hpp)
-    remote_chunks chunks(v);
-    serialization::input_archive in(v.payload, chunks.chunks(), &chunks);
+/// Answers call `h` with the result in `out` (a component call may have come back to
+/// the locality that made it: its future is completed here).
+void answer_result(const parcel_header& h, const serialization::output_archive& out,
+                   std::shared_ptr<const void> keep) {
+    if (h.continuation == 0) return;
+    const std::uint32_t to = answer_locality(h);
+    if (to == state().here) {
+        serialization::input_archive in(out.bytes(), out.chunks());
+        if (!table().complete(h.continuation, in))
+            std::fprintf(stderr, "weft: locality %u: a result for continuation %llu, which nobody waits for\n",
+                         state().here, static_cast<unsigned long long>(h.continuation));
+        return;
+    }
+    send_parcel(to, parcel_kind::result, 0, h.continuation, out, std::move(keep));
+}
+
+/// Answers call `h` (continuation not 0) with the exception `e`.
+void answer_exception(const parcel_header& h, const std::exception_ptr& e) {
+    const std::uint32_t to = answer_locality(h);
+    if (to == state().here) {
+        table().fail(h.continuation, e);
+        return;
+    }
+    serialization::output_archive& out = scratch_archive();
+    encode_exception(out, e, state().here);
+    send_parcel(to, parcel_kind::exception, 0, h.continuation, out, nullptr);
+}
+
+/// Runs a decoded call: `invoke` decodes the arguments from `in` and runs the action;
+/// `done` runs once it has returned or thrown (drains chunks, releases the frame or the
+/// object); then the call is answered. `name` is the action's.
+template <class Invoke, class Done>
+void run_and_answer(const parcel_header& h, std::string_view name, serialization::input_archive& in,
+                    Invoke&& invoke, Done&& done, const parcel_view* rejected_view) {
     bool decoded = false;
     std::shared_ptr<const void> keep;
     std::exception_ptr error;
     try {
-        keep = action->invoke(in, &result_archive, decoded);
+        keep = invoke(in, decoded);
     } catch (...) {
         error = std::current_exception();
     }
-    if (error) chunks.drain(in.chunks_used());
-    net().release(f);
+    done(error != nullptr);
     if (!error) {
         // The result is in this thread's archive (invoke encoded it after the function
         // returned, on the thread the task runs on now); a void result too, in an emptied one.
-        if (v.header.continuation != 0) {
-            serialization::output_archive& out = scratch_archive(false);
-            answer(v, parcel_kind::result, out, std::move(keep));
-        }
+        answer_result(h, scratch_archive(false), std::move(keep));
         return;
     }
-    if (!decoded) {
+    if (!decoded && rejected_view != nullptr) {
         try {
             std::rethrow_exception(error);
         } catch (const std::exception& e) {
-            report_rejected(v, action->name.data(), std::string("its arguments do not decode: ") + e.what());
+            report_rejected(*rejected_view, name.data(), std::string("its arguments do not decode: ") + e.what());
         }
     }
-    if (v.header.continuation == 0) {
-        if (decoded) posted_action_failed(action->name, error);
+    if (h.continuation == 0) {
+        if (decoded) posted_action_failed(name, error);
         return;
     }
-    serialization::output_archive& out = scratch_archive();
-    encode_exception(out, error, state().here);
-    answer(v, parcel_kind::exception, out, nullptr);
+    answer_exception(h, error);
+}
+
+/// A call parcel: decode, run, answer. The view is a copy: the batch it came from may be
+/// gone by the time a call that suspended returns.
+void run_plain_call(frame* f, const parcel_view v, const action_entry* action) {
+    remote_chunks chunks(v);
+    serialization::input_archive in(v.payload, chunks.chunks(), &chunks);
+    run_and_answer(
+        v.header, action->name, in,
+        [action](serialization::input_archive& a, bool& decoded) { return action->invoke(a, &result_archive, decoded); },
+        [&](bool failed) {
+            if (failed) chunks.drain(in.chunks_used());
+            net().release(f);
+        },
+        &v);
+}
+
+/// A component call that does not run here now: its payload, and its chunks received
+/// from their sender, in memory.
+held_parcel hold(frame* f, const parcel_view& v) {
+    held_parcel p;
+    p.h = v.header;
+    p.payload.assign(v.payload.begin(), v.payload.end());
+    if (v.header.chunks != 0) {
+        remote_chunks chunks(v);
+        auto data = std::make_shared<std::vector<serialization::buffer<std::byte>>>();
+        for (std::size_t i = 0; i < v.header.chunks; ++i) {
+            data->emplace_back(static_cast<std::size_t>(v.chunk_size(i)));
+            chunks.receive(i, data->back().data(), data->back().size());
+            p.chunks.push_back({data->back().data(), data->back().size()});
+        }
+        p.keep = std::move(data);
+    }
+    net().release(f);
+    return p;
+}
+
+/// A component call parcel: run on its object if it takes calls here, else routed
+/// (held, forwarded or failed: agas_route).
+void run_component_call(frame* f, const parcel_view v, const action_entry* action) {
+    const id_type target = call_target(v.payload);
+    local_ref ref;
+    found where = found::absent;
+    std::exception_ptr error;
+    try {
+        if (action->invoke_on == nullptr || !target.is_component())
+            throw serialization_error("weft: a component call to " + target.to_string() + " with action " +
+                                      std::string(action->name) + " (not a component action, or not a component)");
+        where = agas_acquire(target, *action->component, action->name, ref);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    if (error || where != found::live) {
+        held_parcel p = hold(f, v);
+        if (error) {
+            if (p.h.continuation != 0) answer_exception(p.h, error);
+            else posted_action_failed(action->name, error);
+            return;
+        }
+        agas_route(std::move(p));
+        return;
+    }
+    if (v.header.hops != 0) agas_note_location(v.header.origin, target);
+    remote_chunks chunks(v);
+    serialization::input_archive in(v.payload.subspan(sizeof(id_type)), chunks.chunks(), &chunks);
+    run_and_answer(
+        v.header, action->name, in,
+        [action, &ref](serialization::input_archive& a, bool& decoded) {
+            return action->invoke_on(ref.get(), a, &result_archive, decoded);
+        },
+        [&](bool failed) {
+            ref.reset();
+            if (failed) chunks.drain(in.chunks_used());
+            net().release(f);
+        },
+        &v);
+}
+
+void run_call(frame* f, const parcel_view v, const action_entry* action) {
+    net().backlog.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a bound on probing (transport.hpp)
+    if (v.header.kind == parcel_kind::component_call) run_component_call(f, v, action);
+    else run_plain_call(f, v, action);
 }
 
 /// A result or exception parcel: completes the caller's future.
@@ -278,8 +384,11 @@ void deliver_result(frame* f, const parcel_view& v) {
 void deliver(frame* f, std::span<const parcel_view> parcels) {
     std::size_t calls = 0;
     const parcel_view* first_call = nullptr;
+    auto is_call = [](const parcel_view& v) {
+        return v.header.kind == parcel_kind::call || v.header.kind == parcel_kind::component_call;
+    };
     for (const parcel_view& v : parcels) {
-        if (v.header.kind != parcel_kind::call) {
+        if (!is_call(v)) {
             deliver_result(f, v);
             continue;
         }
@@ -299,13 +408,18 @@ void deliver(frame* f, std::span<const parcel_view> parcels) {
     auto* b = new call_batch{f, {}, 0, 0, {}};
     b->calls.reserve(calls);
     for (const parcel_view& v : parcels)
-        if (v.header.kind == parcel_kind::call) b->calls.push_back(v);
+        if (is_call(v)) b->calls.push_back(v);
     b->end = calls;
     post_batch(b);
 }
 
 counters::detail::network_stats read_stats() noexcept {
     counters::detail::network_stats s;
+    const agas_stats a = agas_read_stats();
+    s.agas_resolves = static_cast<double>(a.resolves);
+    s.agas_cache_hits = static_cast<double>(a.cache_hits);
+    s.agas_cache_misses = static_cast<double>(a.cache_misses);
+    s.agas_migrations = static_cast<double>(a.migrations);
     const locality_state& st = state();
     if (!st.net) return s;
     const transport_stats& t = st.net->stats;
@@ -326,6 +440,51 @@ void require_running(const char* what) {
 }
 
 }  // namespace
+
+// --- The component call path's side (agas.hpp) ---------------------------------------
+
+void run_held(held_parcel p, local_ref ref) {
+    auto call = std::make_shared<std::pair<held_parcel, local_ref>>(std::move(p), std::move(ref));
+    const action_entry* action = action_table::instance().find(call->first.h.action);
+    weft::post(task_attributes{task_priority::normal, action->name.data()}, [call, action] {
+        held_parcel& held = call->first;
+        const id_type target = call_target(held.payload);
+        if (held.h.hops != 0) agas_note_location(held.h.origin, target);
+        serialization::input_archive in(std::span<const std::byte>(held.payload).subspan(sizeof(id_type)), held.chunks);
+        local_ref& r = call->second;
+        run_and_answer(
+            held.h, action->name, in,
+            [action, &r](serialization::input_archive& a, bool& decoded) {
+                return action->invoke_on(r.get(), a, &result_archive, decoded);
+            },
+            [&r](bool) { r.reset(); }, nullptr);
+    });
+}
+
+void fail_call(const parcel_header& h, std::exception_ptr e) {
+    if (h.continuation != 0) {
+        answer_exception(h, e);
+        return;
+    }
+    const action_entry* action = action_table::instance().find(h.action);
+    posted_action_failed(action != nullptr ? action->name : std::string_view("(unknown)"), e);
+}
+
+void forward_parcel(held_parcel&& p, std::uint32_t destination) {
+    p.h.destination = destination;
+    p.h.source = state().here;
+    ++p.h.hops;
+    net().send(p.h, p.payload, p.chunks, std::move(p.keep));
+}
+
+void send_parcel_header(parcel_header h, const serialization::output_archive& payload,
+                        std::shared_ptr<const void> keep) {
+    locality_state& s = state();
+    if (!s.net || !s.running.load(std::memory_order_acquire))  // acquire: pairs with start()
+        throw runtime_state_error("weft: a parcel for locality " + std::to_string(h.destination) +
+                                  " with no distributed runtime running");
+    s.net->send(h, payload.bytes(), payload.chunks(), std::move(keep));
+}
 
 // --- What the action templates use (detail/parcelport.hpp) --------------------------
 
@@ -360,6 +519,7 @@ void send_parcel(std::uint32_t destination, parcel_kind kind, std::uint32_t acti
     parcel_header h;
     h.kind = kind;
     h.source = s.here;
+    h.origin = s.here;
     h.destination = destination;
     h.action = action;
     h.continuation = continuation;
@@ -397,6 +557,7 @@ void start(unsigned workers, unsigned cores) {
     locality_state& s = state();
     action_table& actions = action_table::instance();
     actions.freeze();
+    agas_start();
     if (s.net) {
         s.net->check_same_program(actions.checksum(), actions.size());
         s.net->open({s.here, s.count, actions.size()}, &deliver);
@@ -443,14 +604,14 @@ void quiesce(void (*wait_local)(void*), void* arg, bool spmd) {
 
 void stop_progress() {
     locality_state& s = state();
-    if (!s.net) return;
-    s.net->close();
+    if (s.net) s.net->close();
     if (s.polling) {
         ext::background_work_finished(s.poll_id);
         ext::remove_background_work(s.poll_id);
         s.polling = false;
     }
     s.running.store(false, std::memory_order_release);  // release: pairs with require_running
+    agas_stop();
     // Global termination leaves nobody waiting; a call whose answer can no longer come
     // (a task abandoned its future) must not wait for ever either.
     table().fail_all(std::make_exception_ptr(runtime_state_error("weft: the runtime stopped before the answer came")));

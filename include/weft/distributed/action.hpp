@@ -30,6 +30,11 @@ namespace weft::distributed::detail {
 using invoke_fn = std::shared_ptr<const void> (*)(serialization::input_archive& args,
                                                   serialization::output_archive& (*result)(), bool& decoded);
 
+/// A component action's invoke_fn: the same, on the object `object` (of the action's
+/// component type, checked by the caller).
+using invoke_on_fn = std::shared_ptr<const void> (*)(void* object, serialization::input_archive& args,
+                                                     serialization::output_archive& (*result)(), bool& decoded);
+
 /// Encodes `value` into `out`; if the encoding points into it (chunks), moves it into a
 /// shared holder, encodes that instead and returns the holder (keep it until sent).
 template <class T>
@@ -47,7 +52,9 @@ std::shared_ptr<const void> encode_kept(serialization::output_archive& out, T&& 
 struct action_entry {
     std::string_view name;       ///< the action type's name as declared
     std::string_view signature;  ///< typeid(R(Args...)).name(): the same binary agrees
-    invoke_fn invoke = nullptr;
+    invoke_fn invoke = nullptr;  ///< a plain action's (null for a component action)
+    invoke_on_fn invoke_on = nullptr;          ///< a component action's (null for a plain action)
+    const std::type_info* component = nullptr;  ///< a component action's component type
 };
 
 /// The process's actions. Registration happens during static initialisation; freeze()
@@ -127,6 +134,19 @@ struct function_traits<R (*)(A...)> {
 };
 template <class R, class... A>
 struct function_traits<R (*)(A...) noexcept> : function_traits<R (*)(A...)> {};
+// Member functions (component actions): the object is not an argument.
+template <class R, class C, class... A>
+struct function_traits<R (C::*)(A...)> : function_traits<R (*)(A...)> {
+    using object = C;
+};
+template <class R, class C, class... A>
+struct function_traits<R (C::*)(A...) const> : function_traits<R (*)(A...)> {
+    using object = const C;
+};
+template <class R, class C, class... A>
+struct function_traits<R (C::*)(A...) noexcept> : function_traits<R (C::*)(A...)> {};
+template <class R, class C, class... A>
+struct function_traits<R (C::*)(A...) const noexcept> : function_traits<R (C::*)(A...) const> {};
 
 /// The base WEFT_PLAIN_ACTION's type derives from: the function, its types, its id.
 template <class Derived, class F, F Fn>
@@ -166,12 +186,59 @@ struct plain_action {
     }
 };
 
+/// The base WEFT_COMPONENT_ACTION's type derives from: member function `Fn` of
+/// component type `C`.
+template <class Derived, class C, class F, F Fn>
+struct component_action {
+    using traits = function_traits<F>;
+    using component_type = C;
+    using result_type = typename traits::result;
+    using arguments_type = typename traits::arguments;
+
+    /// Runs the action on `object` here, with arguments already decoded.
+    template <class... A>
+    static result_type call(C& object, A&&... a) {
+        return (object.*Fn)(std::forward<A>(a)...);
+    }
+
+    static std::shared_ptr<const void> invoke_on(void* object, serialization::input_archive& in,
+                                                 serialization::output_archive& (*result)(), bool& decoded) {
+        arguments_type args{};
+        std::apply([&in](auto&... a) { in(a...); }, args);
+        in.finish();
+        decoded = true;
+        C& self = *static_cast<C*>(object);
+        auto run = [&self](auto&&... a) -> result_type { return (self.*Fn)(std::forward<decltype(a)>(a)...); };
+        if constexpr (std::is_void_v<result_type>) {
+            std::apply(run, std::move(args));
+            (void)result();
+            return nullptr;
+        } else {
+            result_type r = std::apply(run, std::move(args));
+            return encode_kept(result(), std::move(r));
+        }
+    }
+
+    static std::uint32_t id() {
+        static const std::uint32_t id = action_table::instance().id_of(Derived::action_name);
+        return id;
+    }
+};
+
+template <class A>
+concept has_component_type = requires { typename A::component_type; };
+
 /// Registers action type A once, at static initialisation.
 template <class A>
 struct action_registrar {
     action_registrar() {
-        action_table::instance().add(
-            action_entry{A::action_name, typeid(typename A::traits::signature).name(), &A::invoke});
+        if constexpr (has_component_type<A>) {
+            action_table::instance().add(action_entry{A::action_name, typeid(typename A::traits::signature).name(),
+                                                      nullptr, &A::invoke_on, &typeid(typename A::component_type)});
+        } else {
+            action_table::instance().add(
+                action_entry{A::action_name, typeid(typename A::traits::signature).name(), &A::invoke});
+        }
     }
 };
 

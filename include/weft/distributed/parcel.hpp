@@ -51,6 +51,10 @@ enum class parcel_kind : std::uint8_t {
     /// a message too large for one transport message: its one chunk is that message,
     /// to be received (under chunk_tag) and then read as a message of its own
     large_message = 4,
+    /// run component action `action` on the object whose id begins the payload (the
+    /// arguments follow); answer `continuation` on `origin` unless 0. Forwarded (hops
+    /// counted) where the object is not.
+    component_call = 5,
 };
 
 /// The fixed part of a parcel, as it travels (trivially copyable, 48 bytes). A message
@@ -63,7 +67,7 @@ struct parcel_header {
     std::uint32_t magic = parcel_magic;
     std::uint8_t version = parcel_version;
     parcel_kind kind = parcel_kind::call;
-    std::uint16_t reserved = 0;
+    std::uint16_t hops = 0;         ///< component_call: times forwarded so far
     std::uint32_t source = 0;       ///< sending locality
     std::uint32_t destination = 0;  ///< receiving locality
     std::uint32_t action = 0;       ///< call: the action's id
@@ -71,12 +75,15 @@ struct parcel_header {
     std::uint64_t continuation = 0; ///< call: the caller's continuation (0: none); else the one to complete
     std::uint64_t payload_bytes = 0;
     std::uint32_t chunk_tag = 0;    ///< the transport tag of chunk 0
-    std::uint32_t reserved2 = 0;
+    std::uint32_t origin = 0;       ///< component_call: the locality the answer goes to (the source unless forwarded)
 
     static constexpr std::uint32_t parcel_magic = 0x50544657;  // "WFTP" in memory order
-    static constexpr std::uint8_t parcel_version = 2;
+    static constexpr std::uint8_t parcel_version = 3;
     /// More chunks than this in one parcel is a malformed parcel.
     static constexpr std::uint32_t max_chunks = 4096;
+    /// A component call forwarded more often than this fails (an object that cannot be
+    /// found: a routing loop must end in an error, not in traffic).
+    static constexpr std::uint16_t max_hops = 64;
 };
 static_assert(sizeof(parcel_header) == 48 && std::is_trivially_copyable_v<parcel_header>);
 
@@ -145,14 +152,20 @@ inline void split_message(std::span<const std::byte> message, const parcel_limit
             fail("version " + std::to_string(h.version) + ", this build speaks " +
                  std::to_string(parcel_header::parcel_version));
         if (h.kind != parcel_kind::call && h.kind != parcel_kind::result && h.kind != parcel_kind::exception &&
-            h.kind != parcel_kind::large_message)
+            h.kind != parcel_kind::large_message && h.kind != parcel_kind::component_call)
             fail("unknown kind " + std::to_string(static_cast<unsigned>(h.kind)));
         if (h.destination != limits.here)
             fail("addressed to locality " + std::to_string(h.destination) + ", received on " +
                  std::to_string(limits.here));
         if (h.source >= limits.localities) fail("from locality " + std::to_string(h.source) + " of " + std::to_string(limits.localities));
-        if (h.kind == parcel_kind::call && h.action >= limits.actions)
+        const bool is_call = h.kind == parcel_kind::call || h.kind == parcel_kind::component_call;
+        if (is_call && h.action >= limits.actions)
             fail("action " + std::to_string(h.action) + " of " + std::to_string(limits.actions));
+        if (h.origin >= limits.localities)
+            fail("answer to locality " + std::to_string(h.origin) + " of " + std::to_string(limits.localities));
+        if (h.kind != parcel_kind::component_call && h.hops != 0) fail("a forwarded parcel that is not a component call");
+        if (h.hops > parcel_header::max_hops) fail(std::to_string(h.hops) + " hops");
+        if (h.kind == parcel_kind::component_call && h.payload_bytes < 16) fail("a component call with no target");
         if ((h.kind == parcel_kind::result || h.kind == parcel_kind::exception) && h.continuation == 0)
             fail("a result for continuation 0");
         if (h.kind == parcel_kind::large_message && (h.chunks != 1 || h.payload_bytes != 0 || h.continuation != 0))

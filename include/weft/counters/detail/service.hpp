@@ -30,9 +30,10 @@ struct network_stats {
     double parcels_sent = 0, parcels_received = 0, parcels_rejected = 0;
     double bytes_sent = 0, bytes_received = 0;        // bytes of parcels incl. zero-copy chunks
     double messages_sent = 0, messages_received = 0;  // transport (MPI) messages
+    double agas_resolves = 0, agas_cache_hits = 0, agas_cache_misses = 0, agas_migrations = 0;  // /agas
 };
 /// The function that reads them (nullptr: all zero), called from any thread that evaluates
-/// a /parcels, /data or /messages counter. Set before start_service, cleared after stop.
+/// a /parcels, /data, /messages or /agas counter. Set before start_service, cleared after stop.
 void set_network_source(network_stats (*read)() noexcept) noexcept;
 
 struct service_config {

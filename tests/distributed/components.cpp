@@ -1,0 +1,395 @@
+// Components, global ids and migration under mpirun (issue #24), run by ctest at 1, 2
+// and 4 ranks (4 on 2 cores: oversubscribed). Each mode checks every result against a
+// value computed here and exits non-zero on the first mismatch, naming it; ctest's
+// timeout turns a hang into a failure.
+//
+//   components all      components on every locality, called from every locality with
+//                       exact totals; container layouts; calls racing migrations back
+//                       and forth (exact total and count: nothing lost, nothing run
+//                       twice); names; destroy then call; type mismatches; clients;
+//                       get_locality; the /agas counters
+//   components leak     main returns with components alive: each locality destroys its
+//                       own at stop and says how many
+#include <weft/distributed.hpp>
+#include <weft/weft.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+
+#define CHECK(cond)                                                                                            \
+    do {                                                                                                       \
+        if (!(cond)) {                                                                                         \
+            std::fprintf(stderr, "locality %u: check failed at line %d: %s\n", weft::get_locality_id(), __LINE__, \
+                         #cond);                                                                               \
+            ++failures;                                                                                        \
+        }                                                                                                      \
+    } while (false)
+
+template <class E, class F>
+std::optional<std::string> thrown(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return std::string(e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "locality %u: unexpected exception %s: %s\n", weft::get_locality_id(), typeid(e).name(),
+                     e.what());
+    }
+    return std::nullopt;
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool sanitized = true;
+#else
+constexpr bool sanitized = false;
+#endif
+#else
+constexpr bool sanitized = false;
+#endif
+
+std::atomic<int> destroyed_here{0};
+
+}  // namespace
+
+/// Migratable (trivially copyable): its state moves with it. The actions of one object
+/// may run concurrently: the counts are atomic_ref'd.
+struct accumulator : weft::component<accumulator> {
+    std::int64_t total = 0;
+    std::int64_t calls = 0;
+    accumulator() = default;
+    explicit accumulator(std::int64_t start) : total(start) {}
+    void add(std::int64_t x) {
+        std::atomic_ref<std::int64_t>(total).fetch_add(x);
+        std::atomic_ref<std::int64_t>(calls).fetch_add(1);
+    }
+    std::int64_t get() const { return std::atomic_ref<const std::int64_t>(total).load(); }
+    std::int64_t count() const { return std::atomic_ref<const std::int64_t>(calls).load(); }
+    std::uint32_t where() const { return weft::get_locality_id(); }
+    weft::id_type self() const { return get_id(); }
+    WEFT_COMPONENT_ACTION(accumulator, add, add_action);
+    WEFT_COMPONENT_ACTION(accumulator, get, get_action);
+    WEFT_COMPONENT_ACTION(accumulator, count, count_action);
+    WEFT_COMPONENT_ACTION(accumulator, where, where_action);
+    WEFT_COMPONENT_ACTION(accumulator, self, self_action);
+};
+WEFT_REGISTER_COMPONENT(accumulator);
+
+/// Not migratable (a mutex, a string built at construction: no serialize); throws on demand.
+struct journal : weft::component<journal> {
+    explicit journal(std::string name) : name_(std::move(name)) {}
+    ~journal() { destroyed_here.fetch_add(1); }
+    std::size_t append(std::string line) {
+        const std::lock_guard lock(m_);
+        lines_.push_back(std::move(line));
+        return lines_.size();
+    }
+    std::string name() const { return name_; }
+    void fail(std::string why) { throw std::invalid_argument(name_ + ": " + why); }
+    WEFT_COMPONENT_ACTION(journal, append, append_action);
+    WEFT_COMPONENT_ACTION(journal, name, name_action);
+    WEFT_COMPONENT_ACTION(journal, fail, fail_action);
+
+private:
+    std::mutex m_;
+    std::string name_;
+    std::vector<std::string> lines_;
+};
+WEFT_REGISTER_COMPONENT(journal);
+
+/// Migratable through its serialize function, with a payload large enough to be a
+/// zero-copy chunk: the state moves with the object.
+struct tile : weft::component<tile> {
+    std::vector<double> values;
+    std::int64_t version = 0;
+    tile() = default;
+    explicit tile(std::size_t n) : values(n, 1.0) {}
+    template <class Archive>
+    void serialize(Archive& ar) {
+        ar(values, version);
+    }
+    double sum() const {
+        double s = 0;
+        for (double v : values) s += v;
+        return s + static_cast<double>(version);
+    }
+    void bump() { ++version; }
+    WEFT_COMPONENT_ACTION(tile, sum, sum_action);
+    WEFT_COMPONENT_ACTION(tile, bump, bump_action);
+};
+WEFT_REGISTER_COMPONENT(tile);
+
+namespace {
+
+/// Run on a locality: `n` adds of 1 to `id` from here, awaited; returns how many.
+std::int64_t add_from_here(weft::id_type id, std::int64_t n) {
+    std::vector<weft::future<void>> done;
+    done.reserve(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) done.push_back(weft::async(accumulator::add_action{}, id, std::int64_t{1}));
+    for (auto& f : done) f.get();
+    return n;
+}
+
+/// Run on a locality: the total of every id in `ids` (calls from here).
+std::int64_t total_of(std::vector<weft::id_type> ids) {
+    std::int64_t t = 0;
+    for (const auto& id : ids) t += weft::async(accumulator::get_action{}, id).get();
+    return t;
+}
+
+/// Run on a locality: registers its own component under "per-locality", finds every
+/// other locality's and returns the sum of their `where`s.
+std::uint32_t names_here(weft::id_type mine) {
+    const std::uint32_t me = weft::get_locality_id(), n = weft::get_num_localities();
+    if (!weft::register_with_basename("per-locality", mine, me).get()) return ~0u;
+    std::uint32_t sum = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const weft::id_type other = weft::find_from_basename("per-locality", i).get();
+        sum += weft::async(accumulator::where_action{}, other).get();
+    }
+    return sum;
+}
+
+/// Run on a locality: tries to register `id` under a name every locality races for.
+bool race_for_name(weft::id_type id) { return weft::register_with_basename("contested", id).get(); }
+
+}  // namespace
+
+WEFT_PLAIN_ACTION(add_from_here, add_from_here_action);
+WEFT_PLAIN_ACTION(total_of, total_of_action);
+WEFT_PLAIN_ACTION(names_here, names_here_action);
+WEFT_PLAIN_ACTION(race_for_name, race_for_name_action);
+
+namespace {
+
+void check_everywhere() {
+    const auto all = weft::find_all_localities();
+    const std::uint32_t n = weft::get_num_localities();
+    // One accumulator per locality, each starting at 100 * locality.
+    std::vector<weft::id_type> ids;
+    for (std::uint32_t i = 0; i < n; ++i) ids.push_back(weft::new_<accumulator>(all[i], std::int64_t{100} * i).get());
+    for (std::uint32_t i = 0; i < n; ++i) {
+        CHECK(ids[i].is_component());
+        CHECK(ids[i].is_migratable());
+        CHECK(ids[i].locality_id() == i);
+        CHECK(weft::get_locality(ids[i]).get() == all[i]);
+        CHECK(weft::async(accumulator::where_action{}, ids[i]).get() == i);
+        CHECK(weft::async(accumulator::self_action{}, ids[i]).get() == ids[i]);  // get_id() inside
+    }
+    // From every locality, 300 adds of 1 to every component.
+    std::vector<weft::future<std::int64_t>> adds;
+    for (std::uint32_t from = 0; from < n; ++from)
+        for (const auto& id : ids) adds.push_back(weft::async(add_from_here_action{}, all[from], id, std::int64_t{300}));
+    for (auto& f : adds) CHECK(f.get() == 300);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        CHECK(weft::async(accumulator::get_action{}, ids[i]).get() == std::int64_t{100} * i + 300 * n);
+        CHECK(weft::async(accumulator::count_action{}, ids[i]).get() == 300 * std::int64_t{n});
+    }
+    // Every locality reads every total.
+    std::int64_t expect = 0;
+    for (std::uint32_t i = 0; i < n; ++i) expect += std::int64_t{100} * i + 300 * n;
+    for (std::uint32_t from = 0; from < n; ++from) CHECK(weft::async(total_of_action{}, all[from], ids).get() == expect);
+    for (const auto& id : ids) weft::destroy(id).get();
+}
+
+void check_layouts() {
+    const auto all = weft::find_all_localities();
+    const std::size_t n = all.size();
+    // Blocks over all localities: 8 components, locality i gets 8/n (+1 for the first 8%n).
+    const std::vector<weft::id_type> blocks = weft::new_<accumulator>(weft::container_layout(8), std::int64_t{7}).get();
+    CHECK(blocks.size() == 8);
+    std::vector<std::size_t> per(n, 0);
+    std::uint32_t last = 0;
+    for (const auto& id : blocks) {
+        const std::uint32_t at = weft::get_locality(id).get().locality_id();
+        CHECK(at >= last);  // blocks: non-decreasing
+        last = at;
+        ++per[at];
+        CHECK(weft::async(accumulator::get_action{}, id).get() == 7);
+    }
+    for (std::size_t i = 0; i < n; ++i) CHECK(per[i] == 8 / n + (i < 8 % n ? 1 : 0));
+    // Cyclic over the localities in reverse order: component i on reverse[i % n].
+    std::vector<weft::id_type> reverse(all.rbegin(), all.rend());
+    const std::vector<weft::id_type> cyc =
+        weft::new_<accumulator>(weft::container_layout::cyclic(5, reverse), std::int64_t{1}).get();
+    CHECK(cyc.size() == 5);
+    for (std::size_t i = 0; i < cyc.size(); ++i) CHECK(weft::get_locality(cyc[i]).get() == reverse[i % n]);
+    // Blocks over a chosen set: the last locality only.
+    const std::vector<weft::id_type> one = weft::new_<accumulator>(weft::container_layout(3, {all.back()})).get();
+    for (const auto& id : one) CHECK(weft::get_locality(id).get() == all.back());
+    for (const auto& id : blocks) weft::destroy(id).get();
+    for (const auto& id : cyc) weft::destroy(id).get();
+    for (const auto& id : one) weft::destroy(id).get();
+    // Bad layouts: clear errors.
+    CHECK(thrown<weft::error>([&] { (void)weft::new_<accumulator>(weft::container_layout(2, {})); }).has_value());
+    CHECK(thrown<weft::error>([&] {
+              (void)weft::new_<accumulator>(weft::container_layout(2, {weft::id_type::object(0, 1, 9)}));
+          }).has_value());
+}
+
+void check_migration_race() {
+    const auto all = weft::find_all_localities();
+    const std::uint32_t n = weft::get_num_localities();
+    const std::int64_t per_locality = (sanitized ? 10'000 : 100'000) / n;
+    const weft::id_type id = weft::new_<accumulator>(all.back()).get();
+    // In each of `waves` waves, adds from every locality race one migration (to the
+    // next locality in turn: back and forth at 2 localities).
+    constexpr int waves = 20;
+    const std::int64_t per_wave = per_locality / waves;
+    for (int w = 0; w < waves; ++w) {
+        std::vector<weft::future<std::int64_t>> adds;
+        for (std::uint32_t from = 0; from < n; ++from)
+            adds.push_back(weft::async(add_from_here_action{}, all[from], id, per_wave));
+        const weft::id_type to = all[static_cast<std::size_t>(w) % n];
+        weft::future<void> moved = weft::migrate(id, to);
+        for (auto& f : adds) CHECK(f.get() == per_wave);
+        moved.get();
+        CHECK(weft::get_locality(id).get() == to);
+    }
+    const std::int64_t moves = waves;
+    CHECK(weft::async(accumulator::get_action{}, id).get() == per_wave * waves * n);
+    CHECK(weft::async(accumulator::count_action{}, id).get() == per_wave * waves * n);
+    CHECK(weft::async(accumulator::self_action{}, id).get() == id);  // the new copy knows its id
+    std::printf("components: %lld adds from %u localities raced %lld migrations\n",
+                static_cast<long long>(per_wave * waves * n), n, static_cast<long long>(moves));
+    // A state with a payload (zero-copy sized) moves whole.
+    const weft::id_type t = weft::new_<tile>(all[0], std::size_t{100'000}).get();
+    weft::async(tile::bump_action{}, t).get();
+    weft::migrate(t, all.back()).get();
+    weft::async(tile::bump_action{}, t).get();
+    CHECK(weft::async(tile::sum_action{}, t).get() == 100'002.0);
+    CHECK(weft::get_locality(t).get() == all.back());
+    weft::destroy(t).get();
+    weft::destroy(id).get();
+}
+
+void check_names() {
+    const auto all = weft::find_all_localities();
+    const std::uint32_t n = weft::get_num_localities();
+    std::vector<weft::id_type> mine;
+    for (std::uint32_t i = 0; i < n; ++i) mine.push_back(weft::new_<accumulator>(all[i]).get());
+    // A find before the registration: ready once it is registered.
+    weft::future<weft::id_type> early = weft::find_from_basename("late", 3);
+    std::vector<weft::future<std::uint32_t>> sums;
+    for (std::uint32_t i = 0; i < n; ++i) sums.push_back(weft::async(names_here_action{}, all[i], mine[i]));
+    for (auto& s : sums) CHECK(s.get() == n * (n - 1) / 2);
+    CHECK(weft::register_with_basename("late", mine.back(), 3).get());
+    CHECK(early.get() == mine.back());
+    CHECK(!weft::register_with_basename("late", mine[0], 3).get());  // taken
+    CHECK(weft::find_from_basename("late", 3).get() == mine.back());
+    // Every locality races for one name: exactly one wins.
+    std::vector<weft::future<bool>> race;
+    for (std::uint32_t i = 0; i < n; ++i) race.push_back(weft::async(race_for_name_action{}, all[i], mine[i]));
+    int winners = 0;
+    for (auto& r : race) winners += r.get() ? 1 : 0;
+    CHECK(winners == 1);
+    const weft::id_type winner = weft::find_from_basename("contested").get();
+    CHECK(std::find(mine.begin(), mine.end(), winner) != mine.end());
+    for (const auto& id : mine) weft::destroy(id).get();
+}
+
+void check_errors() {
+    const auto all = weft::find_all_localities();
+    // Destroy then call: a clear weft::error, from here and from the object's locality.
+    const weft::id_type gone = weft::new_<accumulator>(all.back()).get();
+    weft::destroy(gone).get();
+    auto e = thrown<weft::error>([&] { (void)weft::async(accumulator::get_action{}, gone).get(); });
+    CHECK(e && e->find("no component") != std::string::npos);
+    CHECK(thrown<weft::error>([&] { weft::destroy(gone).get(); }).has_value());  // twice
+    CHECK(thrown<weft::error>([&] { weft::migrate(gone, all[0]).get(); }).has_value());
+    CHECK(thrown<weft::error>([&] { (void)weft::get_locality(gone).get(); }).has_value());
+    // Not migratable: journal holds a mutex and has no serialize function.
+    const weft::id_type j = weft::new_<journal>(all.back(), std::string("log")).get();
+    CHECK(!j.is_migratable());
+    CHECK(weft::async(journal::append_action{}, j, std::string("a")).get() == 1);
+    CHECK(weft::async(journal::append_action{}, j, std::string("b")).get() == 2);
+    CHECK(weft::async(journal::name_action{}, j).get() == "log");
+    CHECK(weft::get_locality(j).get() == all.back());
+    auto m = thrown<weft::error>([&] { (void)weft::migrate(j, all[0]); });
+    CHECK(m && m->find("cannot migrate") != std::string::npos);
+    // An action's exception reaches the future as its own type.
+    auto x = thrown<std::invalid_argument>([&] { weft::async(journal::fail_action{}, j, std::string("bad")).get(); });
+    CHECK(x && *x == "log: bad");
+    // An action of another component type on this id: refused, never run on the wrong object.
+    auto t = thrown<weft::error>([&] { (void)weft::async(accumulator::get_action{}, j).get(); });
+    CHECK(t && t->find("is an action of") != std::string::npos);
+    // Ids that are not components'.
+    CHECK(thrown<weft::error>([&] { (void)weft::async(accumulator::get_action{}, all[0]); }).has_value());
+    CHECK(thrown<weft::error>([&] { (void)weft::async(accumulator::get_action{}, weft::id_type{}); }).has_value());
+    CHECK(thrown<weft::error>([&] { (void)weft::new_<accumulator>(j); }).has_value());  // not a locality
+    const int before = destroyed_here.load();
+    weft::destroy(j).get();
+    if (all.size() == 1) CHECK(destroyed_here.load() == before + 1);
+    // A client destroys its component when the last copy goes.
+    weft::id_type owned;
+    {
+        weft::client<accumulator> c(weft::new_<accumulator>(all.back()));
+        owned = c.get_id();
+        weft::client<accumulator> copy = c;
+        weft::async(accumulator::add_action{}, copy.get_id(), std::int64_t{2}).get();
+        CHECK(weft::async(accumulator::get_action{}, owned).get() == 2);
+    }
+    CHECK(thrown<weft::error>([&] { (void)weft::async(accumulator::get_action{}, owned).get(); }).has_value());
+}
+
+/// The /agas counters of locality 0 since `set` was made (at the start of the run).
+void check_counters(weft::counters::counter_set& set) {
+    const auto v = set.evaluate();
+    CHECK(v.size() == 4);
+    if (v.size() == 4) {
+        CHECK(v[0].available && v[0].value > 0);  // every call above resolved its target
+        // Locality 0 is the home of a migrated object (migrations to itself at one locality).
+        CHECK(v[3].available && (weft::get_num_localities() == 1 || v[3].value > 0));
+        std::printf("components: locality 0 resolved %.0f ids (%.0f cache hits, %.0f misses), ran %.0f migrations\n",
+                    v[0].value, v[1].value, v[2].value, v[3].value);
+    }
+}
+
+int run_all() {
+    weft::counters::counter_set agas = weft::counters::query(
+        {"/agas{locality#0/total}/count/resolve", "/agas{locality#0/total}/count/cache-hits",
+         "/agas{locality#0/total}/count/cache-misses", "/agas{locality#0/total}/count/migrations"});
+    check_everywhere();
+    check_layouts();
+    check_migration_race();
+    check_names();
+    check_errors();
+    check_counters(agas);
+    return failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string mode = argc > 1 ? argv[1] : "all";
+    if (mode != "all" && mode != "leak") {
+        std::fprintf(stderr, "usage: components [all|leak] [--weft:...]\n");
+        return 2;
+    }
+    const int rc = weft::run(argc, argv, [&](int, char**) -> int {
+        if (mode == "all") return run_all();
+        // leak: one component on every locality, left alive.
+        for (const auto& l : weft::find_all_localities()) (void)weft::new_<journal>(l, std::string("left")).get();
+        return 0;
+    });
+    if (mode == "leak" && destroyed_here.load() != 1) {
+        std::fprintf(stderr, "locality %u: %d journals destroyed at stop, expected 1\n", weft::get_locality_id(),
+                     destroyed_here.load());
+        return 1;
+    }
+    std::printf("components %s: locality done, %d failures\n", mode.c_str(), failures);
+    return rc != 0 ? rc : failures;
+}
