@@ -8,6 +8,7 @@
 #include <weft/distributed/async.hpp>
 #include <weft/distributed/component.hpp>
 #include <weft/distributed/id_type.hpp>
+#include <weft/distributed/lcos.hpp>
 #include <weft/distributed/locality.hpp>
 #include <weft/distributed/parcel.hpp>
 #include <weft/distributed/serialization.hpp>

@@ -12,6 +12,7 @@
 #include <weft/distributed/continuations.hpp>
 #include <weft/distributed/detail/parcelport.hpp>
 #include <weft/distributed/detail/runtime_hooks.hpp>
+#include <weft/distributed/lcos.hpp>
 #include <weft/distributed/locality.hpp>
 #include <weft/ext/background_work.hpp>
 #include <weft/sched/detail/suspend.hpp>
@@ -526,6 +527,19 @@ void send_parcel(std::uint32_t destination, parcel_kind kind, std::uint32_t acti
     s.net->send(h, payload.bytes(), payload.chunks(), std::move(keep));
 }
 
+void set_lco(const char* what, const id_type& id, const serialization::output_archive& payload,
+             std::shared_ptr<const void> keep) {
+    check_target(what, id.locality_id(), id.valid());
+    if (!id.is_lco()) throw weft::error(std::string(what) + ": " + id.to_string() + " is not a distributed promise's id");
+    if (id.locality_id() == state().here) {
+        serialization::input_archive in(payload.bytes(), payload.chunks());
+        if (!table().complete(id.lsb(), in))
+            throw weft::error(std::string(what) + ": the promise " + id.to_string() + " was already set");
+        return;
+    }
+    send_parcel(id.locality_id(), parcel_kind::result, 0, id.lsb(), payload, std::move(keep));
+}
+
 void posted_action_failed(std::string_view action, const std::exception_ptr& e) noexcept {
     std::string what = "an exception of unknown type";
     try {
@@ -678,6 +692,25 @@ std::vector<id_type> find_remote_localities() {
 id_type find_locality(std::uint32_t n) {
     distributed::detail::check_target("weft::find_locality", n, true);
     return id_type::locality(n);
+}
+
+void set_lco_value(const id_type& id) {
+    distributed::detail::set_lco("weft::set_lco_value", id, distributed::detail::scratch_archive(), nullptr);
+}
+
+void set_lco_exception(const id_type& id, std::exception_ptr e) {
+    namespace dd = distributed::detail;
+    dd::check_target("weft::set_lco_exception", id.locality_id(), id.valid());
+    if (!id.is_lco())
+        throw weft::error("weft::set_lco_exception: " + id.to_string() + " is not a distributed promise's id");
+    if (id.locality_id() == state().here) {
+        if (!dd::table().fail(id.lsb(), std::move(e)))
+            throw weft::error("weft::set_lco_exception: the promise " + id.to_string() + " was already set");
+        return;
+    }
+    serialization::output_archive& out = dd::scratch_archive();
+    dd::encode_exception(out, e, state().here);
+    dd::send_parcel(id.locality_id(), dd::parcel_kind::exception, 0, id.lsb(), out, nullptr);
 }
 
 std::uint32_t get_locality_id() noexcept { return state().here; }

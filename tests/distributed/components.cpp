@@ -7,7 +7,8 @@
 //                       exact totals; container layouts; calls racing migrations back
 //                       and forth (exact total and count: nothing lost, nothing run
 //                       twice); names; destroy then call; type mismatches; clients;
-//                       get_locality; the /agas counters
+//                       get_locality; distributed promises set from other localities;
+//                       the /agas counters
 //   components leak     main returns with components alive: each locality destroys its
 //                       own at stop and says how many
 #include <weft/distributed.hpp>
@@ -166,7 +167,36 @@ std::uint32_t names_here(weft::id_type mine) {
 /// Run on a locality: tries to register `id` under a name every locality races for.
 bool race_for_name(weft::id_type id) { return weft::register_with_basename("contested", id).get(); }
 
+/// Run on a locality: sets the promises `value` (to v), `done` and `failed` made elsewhere.
+void set_promises(weft::id_type value, weft::id_type done, weft::id_type failed, int v) {
+    weft::set_lco_value(value, v);
+    weft::set_lco_value(done);
+    weft::set_lco_exception(failed, std::make_exception_ptr(std::out_of_range("far away")));
+}
+
+/// Run on a locality: makes a promise here, has locality `setter` set it, returns its value.
+std::string promise_via(std::uint32_t setter);
+
 }  // namespace
+
+WEFT_PLAIN_ACTION(set_promises, set_promises_action);
+
+namespace {
+/// Run on a locality: sets the promise<std::string> `id` to `s`.
+void set_text(weft::id_type id, std::string s) { weft::set_lco_value(id, std::move(s)); }
+}  // namespace
+WEFT_PLAIN_ACTION(set_text, set_text_action);
+
+namespace {
+std::string promise_via(std::uint32_t setter) {
+    weft::distributed::promise<std::string> p;
+    weft::future<std::string> f = p.get_future();
+    weft::post(set_text_action{}, weft::find_locality(setter), p.get_id(),
+               "from " + std::to_string(setter) + " to " + std::to_string(weft::get_locality_id()));
+    return f.get();
+}
+}  // namespace
+WEFT_PLAIN_ACTION(promise_via, promise_via_action);
 
 WEFT_PLAIN_ACTION(add_from_here, add_from_here_action);
 WEFT_PLAIN_ACTION(total_of, total_of_action);
@@ -345,6 +375,39 @@ void check_errors() {
     CHECK(thrown<weft::error>([&] { (void)weft::async(accumulator::get_action{}, owned).get(); }).has_value());
 }
 
+void check_promises() {
+    const auto all = weft::find_all_localities();
+    const std::uint32_t n = weft::get_num_localities();
+    // Made here, set on the last locality (a third party when n > 2: the call comes from 0).
+    weft::distributed::promise<int> value;
+    weft::distributed::promise<> done;
+    weft::distributed::promise<double> failed;
+    CHECK(value.get_id().is_lco());
+    CHECK(value.get_id().locality_id() == weft::get_locality_id());
+    weft::future<int> fv = value.get_future();
+    weft::future<void> fd = done.get_future();
+    weft::future<double> ff = failed.get_future();
+    CHECK(thrown<weft::error>([&] { (void)value.get_future(); }).has_value());  // once
+    weft::post(set_promises_action{}, all.back(), value.get_id(), done.get_id(), failed.get_id(), 42);
+    CHECK(fv.get() == 42);
+    fd.get();
+    auto x = thrown<std::out_of_range>([&] { (void)ff.get(); });
+    CHECK(x && *x == "far away");
+    // Locality i makes a promise that locality i+1 sets.
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint32_t setter = (i + 1) % n;
+        CHECK(weft::async(promise_via_action{}, all[i], setter).get() ==
+              "from " + std::to_string(setter) + " to " + std::to_string(i));
+    }
+    // Set here: a second set is an error; a non-promise id is refused.
+    weft::distributed::promise<int> local;
+    weft::future<int> fl = local.get_future();
+    weft::set_lco_value(local.get_id(), 7);
+    CHECK(fl.get() == 7);
+    CHECK(thrown<weft::error>([&] { weft::set_lco_value(local.get_id(), 8); }).has_value());
+    CHECK(thrown<weft::error>([&] { weft::set_lco_value(all[0], 8); }).has_value());
+}
+
 /// The /agas counters of locality 0 since `set` was made (at the start of the run).
 void check_counters(weft::counters::counter_set& set) {
     const auto v = set.evaluate();
@@ -367,6 +430,7 @@ int run_all() {
     check_migration_race();
     check_names();
     check_errors();
+    check_promises();
     check_counters(agas);
     return failures;
 }

@@ -241,18 +241,25 @@ std::vector<id_type> create_components(std::uint64_t n, A... a) {
 template <class T, class... A>
 struct create_tag {};
 
+/// A name unique to type T and the same in every process of one binary, known at
+/// compile time (so that registrars initialized in any order can read it).
+template <class T>
+constexpr std::string_view type_tag() noexcept {
+    return __PRETTY_FUNCTION__;
+}
+
 /// The action that makes a T from A... on a locality (one per T and argument list; its
-/// name is the tag's mangled type name, the same on every locality of one program).
+/// name is its tag's type_tag, the same on every locality of one program).
 template <class T, class... A>
 struct create_action : plain_action<create_action<T, A...>, id_type (*)(A...), &create_component<T, A...>> {
-    static inline const std::string_view action_name = typeid(create_tag<T, A...>).name();
+    static constexpr std::string_view action_name = type_tag<create_tag<T, A...>>();
     static inline const action_registrar<create_action> registrar{};
 };
 template <class T, class... A>
 struct create_many_action
     : plain_action<create_many_action<T, A...>, std::vector<id_type> (*)(std::uint64_t, A...),
                    &create_components<T, A...>> {
-    static inline const std::string_view action_name = typeid(create_tag<std::vector<T>, A...>).name();
+    static constexpr std::string_view action_name = type_tag<create_tag<std::vector<T>, A...>>();
     static inline const action_registrar<create_many_action> registrar{};
 };
 
