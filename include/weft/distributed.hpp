@@ -1,10 +1,11 @@
-// weft's distributed layer (issue #23): localities, actions, remote futures. The same
-// program runs as one locality, or as one locality per MPI rank under mpirun; see the
-// README's "Running on several localities" and docs/distributed.md.
+// weft's distributed layer (issues #23, #24): localities, actions, remote futures,
+// collectives. The same program runs as one locality, or as one locality per MPI rank
+// under mpirun; see the README's "Running on several localities" and docs/distributed.md.
 #pragma once
 
 #include <weft/distributed/action.hpp>
 #include <weft/distributed/async.hpp>
+#include <weft/distributed/collectives.hpp>
 #include <weft/distributed/id_type.hpp>
 #include <weft/distributed/locality.hpp>
 #include <weft/distributed/parcel.hpp>
