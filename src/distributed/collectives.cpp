@@ -139,7 +139,6 @@ void finish_member(slot& s) {
 }
 
 }  // namespace
-}  // namespace weft::collectives::detail
 
 // The parcel path's actions (internal). Root: a member's contribution.
 void weft_collective_contribute(std::uint64_t comm, std::uint64_t call, std::uint64_t check, std::uint32_t from,
@@ -150,7 +149,6 @@ void weft_collective_result(std::uint64_t comm, std::uint64_t call, std::uint64_
                             std::vector<std::byte> bytes);
 WEFT_PLAIN_ACTION(weft_collective_result, weft_collective_result_action);
 
-namespace weft::collectives::detail {
 namespace {
 
 /// The root has every contribution and its own call (taken out of `slots`): combine and
@@ -327,6 +325,7 @@ void submit_mpi(group& g, mpi_call* c) {
     if (t == nullptr || g.comm == nullptr)
         throw runtime_state_error(std::string("weft::collectives::") + kind_name(c->what) + ": no distributed runtime runs");
     c->comm = g.comm;
+    c->keep = g.shared_from_this();  // a communicator dropped right after the call stays until it completes
     weft::distributed::detail::mpi_job job;
     job.start = &start_call;
     job.done = [](void* x) noexcept {
@@ -421,9 +420,10 @@ future<void> barrier() { return barrier(world()); }
 
 }  // namespace weft::collectives
 
+namespace weft::collectives::detail {
+
 void weft_collective_contribute(std::uint64_t comm, std::uint64_t call, std::uint64_t check, std::uint32_t from,
                                 std::vector<std::byte> bytes) {
-    using namespace weft::collectives::detail;
     std::unique_lock lock(slots_mutex);
     const slot_key key{comm, call};
     slot& s = slots[key];
@@ -441,7 +441,6 @@ void weft_collective_contribute(std::uint64_t comm, std::uint64_t call, std::uin
 
 void weft_collective_result(std::uint64_t comm, std::uint64_t call, std::uint64_t check, bool failed,
                             std::vector<std::byte> bytes) {
-    using namespace weft::collectives::detail;
     std::unique_lock lock(slots_mutex);
     const slot_key key{comm, call};
     slot& s = slots[key];
@@ -455,6 +454,8 @@ void weft_collective_result(std::uint64_t comm, std::uint64_t call, std::uint64_
     lock.unlock();
     finish_member(done);
 }
+
+}  // namespace weft::collectives::detail
 
 namespace weft::distributed::detail {
 

@@ -7,8 +7,12 @@
 // collective, whatever the task or thread that makes it. Calls may be in flight at once
 // (call A, do not wait, call B): they stay matched by order. Every member must make the
 // same k-th call (same operation, same type, same root); what is detected otherwise:
-// - on the parcel path (below), a different operation, value type or root is detected:
-//   every member still waiting gets a weft::error naming the mismatch;
+// - on the parcel path (below), a different operation, value type or root is detected
+//   (every contribution and result carries a hash of the three): the root's future and
+//   those of the members waiting for a result the root's call sends get a weft::error
+//   saying the calls do not match; a member waiting for a result the root's kind of
+//   call does not send (all_reduce against the root's reduce) waits until the runtime
+//   stops (see Shutdown);
 // - on the MPI path, nothing is: MPI's own behaviour (garbage, an MPI error that ends
 //   the program, or a call that never completes); nor a locality that takes the MPI path
 //   while another takes the parcel path for the same call (both wait until the runtime
@@ -112,6 +116,7 @@ struct mpi_call {
     void* recv = nullptr;
     std::size_t count = 0;    ///< elements of `type` per member (bytes for dtype::bytes)
     const void* comm = nullptr;  ///< set by the compiled part: the group's MPI_Comm*
+    std::shared_ptr<const void> keep;  ///< set by the compiled part: the group, alive until done
     virtual ~mpi_call() = default;
     /// MPI completed the operation: the result is in place (under progress()'s lock).
     virtual void done() noexcept = 0;
