@@ -237,6 +237,10 @@ void throw_bad_size(const char* what, std::size_t got, std::uint32_t size) {
                       std::to_string(size) + " members (one per member)");
 }
 
+void throw_too_large(const char* what) {
+    throw weft::error(std::string(what) + ": more than INT_MAX bytes in one call (MPI counts are ints)");
+}
+
 std::shared_ptr<group> world_group() {
     dd::check_target("weft::collectives::world", dd::here(), true);
     registry& r = groups();

@@ -153,6 +153,8 @@ std::shared_ptr<group> world_group();
 std::shared_ptr<group> make_group(std::vector<std::uint32_t> members);
 [[noreturn]] void throw_bad_root(const char* what, std::uint32_t root, std::uint32_t size);
 [[noreturn]] void throw_bad_size(const char* what, std::size_t got, std::uint32_t size);
+/// A bitwise collective whose bytes per call exceed INT_MAX (MPI's counts are ints).
+[[noreturn]] void throw_too_large(const char* what);
 
 template <class T>
 constexpr dtype dtype_of() noexcept {
@@ -503,30 +505,30 @@ future<std::vector<T>> gather_impl(group& g, kind k, T value, std::uint32_t root
     const bool is_root = group_rank(g) == root;
     if (n == 1) return weft::make_ready_future(std::vector<T>{std::move(value)});
     if constexpr (mpi_bitwise<T>) {
-        if (fits_int<T>(n)) {
-            auto c = std::make_unique<typed_mpi_call<std::vector<T>, T>>();
-            c->what = k;
-            c->type = dtype::bytes;
-            c->root = root;
-            c->count = sizeof(T);
-            c->out = value;
-            c->send = &c->out;
-            if (everyone || is_root) {
-                c->result.resize(n);
-                c->recv = c->result.data();
-            }
-            future<std::vector<T>> f = c->p.get_future();
-            submit_mpi(g, c.release());
-            return f;
+        if (!fits_int<T>(n)) throw_too_large(what);
+        auto c = std::make_unique<typed_mpi_call<std::vector<T>, T>>();
+        c->what = k;
+        c->type = dtype::bytes;
+        c->root = root;
+        c->count = sizeof(T);
+        c->out = value;
+        c->send = &c->out;
+        if (everyone || is_root) {
+            c->result.resize(n);
+            c->recv = c->result.data();
         }
+        future<std::vector<T>> f = c->p.get_future();
+        submit_mpi(g, c.release());
+        return f;
+    } else {
+        return parcel_path<std::vector<T>>(g, k, typeid(T), root, everyone || is_root, serialization::to_bytes(value),
+                                           [](std::vector<std::vector<std::byte>>& in) {
+                                               std::vector<T> all;
+                                               all.reserve(in.size());
+                                               for (auto& b : in) all.push_back(decode<T>(b));
+                                               return std::vector<std::vector<std::byte>>{serialization::to_bytes(all)};
+                                           });
     }
-    return parcel_path<std::vector<T>>(g, k, typeid(T), root, everyone || is_root, serialization::to_bytes(value),
-                                       [](std::vector<std::vector<std::byte>>& in) {
-                                           std::vector<T> all;
-                                           all.reserve(in.size());
-                                           for (auto& b : in) all.push_back(decode<T>(b));
-                                           return std::vector<std::vector<std::byte>>{serialization::to_bytes(all)};
-                                       });
 }
 
 }  // namespace detail
@@ -569,31 +571,31 @@ future<T> scatter(const communicator& comm, std::vector<T> values, std::uint32_t
     if (is_root && values.size() != n) detail::throw_bad_size(what, values.size(), n);
     if (n == 1) return weft::make_ready_future(std::move(values.front()));
     if constexpr (detail::mpi_bitwise<T>) {
-        if (detail::fits_int<T>(n)) {
-            auto c = std::make_unique<detail::typed_mpi_call<T, std::vector<T>>>();
-            c->what = detail::kind::scatter;
-            c->type = detail::dtype::bytes;
-            c->root = root;
-            c->count = sizeof(T);
-            if (is_root) {
-                c->out = std::move(values);
-                c->send = c->out.data();
-            }
-            c->recv = &c->result;
-            future<T> f = c->p.get_future();
-            detail::submit_mpi(g, c.release());
-            return f;
+        if (!detail::fits_int<T>(n)) detail::throw_too_large(what);
+        auto c = std::make_unique<detail::typed_mpi_call<T, std::vector<T>>>();
+        c->what = detail::kind::scatter;
+        c->type = detail::dtype::bytes;
+        c->root = root;
+        c->count = sizeof(T);
+        if (is_root) {
+            c->out = std::move(values);
+            c->send = c->out.data();
         }
+        c->recv = &c->result;
+        future<T> f = c->p.get_future();
+        detail::submit_mpi(g, c.release());
+        return f;
+    } else {
+        std::vector<std::byte> mine = is_root ? serialization::to_bytes(values) : std::vector<std::byte>{};
+        return detail::parcel_path<T>(g, detail::kind::scatter, typeid(T), root, true, std::move(mine),
+                                      [root](std::vector<std::vector<std::byte>>& in) {
+                                          const auto all = detail::decode<std::vector<T>>(in[root]);
+                                          std::vector<std::vector<std::byte>> out;
+                                          out.reserve(all.size());
+                                          for (const T& v : all) out.push_back(serialization::to_bytes(v));
+                                          return out;
+                                      });
     }
-    std::vector<std::byte> mine = is_root ? serialization::to_bytes(values) : std::vector<std::byte>{};
-    return detail::parcel_path<T>(g, detail::kind::scatter, typeid(T), root, true, std::move(mine),
-                                  [root](std::vector<std::vector<std::byte>>& in) {
-                                      const auto all = detail::decode<std::vector<T>>(in[root]);
-                                      std::vector<std::vector<std::byte>> out;
-                                      out.reserve(all.size());
-                                      for (const T& v : all) out.push_back(serialization::to_bytes(v));
-                                      return out;
-                                  });
 }
 /// scatter over world().
 template <class T>
@@ -613,36 +615,36 @@ future<std::vector<T>> all_to_all(const communicator& comm, std::vector<T> value
     if (values.size() != n) detail::throw_bad_size(what, values.size(), n);
     if (n == 1) return weft::make_ready_future(std::move(values));
     if constexpr (detail::mpi_bitwise<T>) {
-        if (detail::fits_int<T>(n)) {
-            auto c = std::make_unique<detail::typed_mpi_call<std::vector<T>, std::vector<T>>>();
-            c->what = detail::kind::all_to_all;
-            c->type = detail::dtype::bytes;
-            c->count = sizeof(T);
-            c->out = std::move(values);
-            c->send = c->out.data();
-            c->result.resize(n);
-            c->recv = c->result.data();
-            future<std::vector<T>> f = c->p.get_future();
-            detail::submit_mpi(g, c.release());
-            return f;
-        }
+        if (!detail::fits_int<T>(n)) detail::throw_too_large(what);
+        auto c = std::make_unique<detail::typed_mpi_call<std::vector<T>, std::vector<T>>>();
+        c->what = detail::kind::all_to_all;
+        c->type = detail::dtype::bytes;
+        c->count = sizeof(T);
+        c->out = std::move(values);
+        c->send = c->out.data();
+        c->result.resize(n);
+        c->recv = c->result.data();
+        future<std::vector<T>> f = c->p.get_future();
+        detail::submit_mpi(g, c.release());
+        return f;
+    } else {
+        // Through group rank 0 (the parcel path's flat tree): n^2 values pass there.
+        return detail::parcel_path<std::vector<T>>(g, detail::kind::all_to_all, typeid(T), 0, true,
+                                                   serialization::to_bytes(values),
+                                                   [](std::vector<std::vector<std::byte>>& in) {
+                                                       std::vector<std::vector<T>> from;
+                                                       from.reserve(in.size());
+                                                       for (auto& b : in) from.push_back(detail::decode<std::vector<T>>(b));
+                                                       std::vector<std::vector<std::byte>> out;
+                                                       for (std::size_t r = 0; r < from.size(); ++r) {
+                                                           std::vector<T> mine;
+                                                           mine.reserve(from.size());
+                                                           for (auto& v : from) mine.push_back(std::move(v[r]));
+                                                           out.push_back(serialization::to_bytes(mine));
+                                                       }
+                                                       return out;
+                                                   });
     }
-    // Through group rank 0 (the parcel path's flat tree): n^2 values pass there.
-    return detail::parcel_path<std::vector<T>>(g, detail::kind::all_to_all, typeid(T), 0, true,
-                                               serialization::to_bytes(values),
-                                               [](std::vector<std::vector<std::byte>>& in) {
-                                                   std::vector<std::vector<T>> from;
-                                                   from.reserve(in.size());
-                                                   for (auto& b : in) from.push_back(detail::decode<std::vector<T>>(b));
-                                                   std::vector<std::vector<std::byte>> out;
-                                                   for (std::size_t r = 0; r < from.size(); ++r) {
-                                                       std::vector<T> mine;
-                                                       mine.reserve(from.size());
-                                                       for (auto& v : from) mine.push_back(std::move(v[r]));
-                                                       out.push_back(serialization::to_bytes(mine));
-                                                   }
-                                                   return out;
-                                               });
 }
 /// all_to_all over world().
 template <class T>
