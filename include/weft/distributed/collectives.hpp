@@ -24,7 +24,8 @@
 // as MPI's non-blocking collectives (MPI_Iallreduce, MPI_Ireduce, MPI_Iexscan; also for a
 // std::vector of such a type, element by element); broadcast, all_gather, gather,
 // scatter and all_to_all of a trivially copyable (bitwise) type run as MPI_Ibcast,
-// MPI_Iallgather, MPI_Igather, MPI_Iscatter and MPI_Ialltoall of its bytes; barrier is
+// MPI_Iallgather, MPI_Igather, MPI_Iscatter and MPI_Ialltoall of its bytes (a call of
+// more than INT_MAX elements or bytes throws weft::error: MPI counts are ints); barrier is
 // MPI_Ibarrier. They run on weft's own communicators (never MPI_COMM_WORLD), started and
 // completed by the transport's progress() (the one poller at a time): no worker blocks
 // in MPI, and a task that waits in get() suspends. Any other serializable T and any
