@@ -555,6 +555,11 @@ void posted_action_failed(std::string_view action, const std::exception_ptr& e) 
     std::_Exit(1);
 }
 
+transport* running_transport() noexcept {
+    // acquire: pairs with start() (the transport is open once running is set).
+    return state().running.load(std::memory_order_acquire) ? state().net.get() : nullptr;
+}
+
 // --- The runtime's hooks (detail/runtime_hooks.hpp) ----------------------------------
 
 launch_info launch(const launch_config& cfg) {
@@ -629,6 +634,7 @@ void stop_progress() {
     // Global termination leaves nobody waiting; a call whose answer can no longer come
     // (a task abandoned its future) must not wait for ever either.
     table().fail_all(std::make_exception_ptr(runtime_state_error("weft: the runtime stopped before the answer came")));
+    collectives_stopped();
 }
 
 std::vector<counters::counter_value> gather_counters(std::vector<counters::counter_value> mine) {

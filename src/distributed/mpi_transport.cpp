@@ -124,13 +124,14 @@ struct chunk_request {
 
 /// What a group of MPI requests completes.
 struct operation {
-    enum kind_t { send, receive_message, receive_chunk, receive_large, wave } kind = send;
+    enum kind_t { send, receive_message, receive_chunk, receive_large, wave, job } kind = send;
     int pending = 0;
     std::vector<std::vector<std::byte>> buffers;  // send
     std::vector<std::shared_ptr<const void>> keeps;  // send
     frame* fr = nullptr;                      // receive_message, receive_large
     chunk_request* request = nullptr;         // receive_chunk
     outbox* to = nullptr;                     // send
+    mpi_job started;                          // job
 };
 
 class mpi_transport final : public transport {
@@ -150,6 +151,8 @@ public:
               std::shared_ptr<const void> keep) override;
     void receive_chunk(std::uint32_t source, std::uint32_t tag, std::byte* destination, std::size_t size) override;
     void release(frame* f) noexcept override;
+    void submit(const mpi_job& job) override;
+    const void* collective_comm(int which) const noexcept override { return which == 0 ? &group_world_ : &group_parent_; }
     bool progress(bool idle_caller) noexcept override;
     bool idle() const noexcept override;
     parcel_counts message_counts() const noexcept override {
@@ -179,6 +182,7 @@ private:
     bool complete_requests() noexcept;
     bool probe() noexcept;
     bool start_wave() noexcept;
+    bool start_jobs() noexcept;
     void post_pieces(operation* op, bool receive, std::byte* data, std::size_t size, int peer, int tag) noexcept;
     void add_request(MPI_Request r, operation* op) noexcept;
     operation* new_operation(operation::kind_t k) noexcept;
@@ -190,6 +194,8 @@ private:
     transport_config cfg_;
     MPI_Comm comm_ = MPI_COMM_NULL;  // parcels and chunks
     MPI_Comm coll_ = MPI_COMM_NULL;  // start-up check, termination waves, gather
+    MPI_Comm group_world_ = MPI_COMM_NULL;   // weft::collectives over every locality
+    MPI_Comm group_parent_ = MPI_COMM_NULL;  // weft::collectives' sub-groups are made from it
     int rank_ = 0, size_ = 1, local_size_ = 1;
     std::uint64_t tag_span_ = 0;
     bool oversubscribed_ = false;
@@ -230,15 +236,23 @@ private:
     std::uint64_t wave_in_[2] = {}, wave_out_[2] = {};
     std::atomic<bool> wave_asked_{false};
 
+    std::mutex jobs_mutex_;
+    std::vector<mpi_job> jobs_;         ///< submitted, not started (in order)
+    std::vector<mpi_job> jobs_taken_;   ///< the progress owner's: being started
+    std::atomic<bool> have_jobs_{false};
 };
 
 mpi_transport::mpi_transport(const transport_config& cfg) : cfg_(cfg) {
     cfg_.max_message = std::clamp<std::size_t>(cfg_.max_message, 4096, INT_MAX);
     WEFT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm_));
     WEFT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &coll_));
+    WEFT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &group_world_));
+    WEFT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &group_parent_));
     // Errors come back to WEFT_MPI, which names the call and the locality before it aborts.
     WEFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     WEFT_MPI(MPI_Comm_set_errhandler(coll_, MPI_ERRORS_RETURN));
+    WEFT_MPI(MPI_Comm_set_errhandler(group_world_, MPI_ERRORS_RETURN));
+    WEFT_MPI(MPI_Comm_set_errhandler(group_parent_, MPI_ERRORS_RETURN));
     WEFT_MPI(MPI_Comm_rank(comm_, &rank_));
     WEFT_MPI(MPI_Comm_size(comm_, &size_));
     MPI_Comm node = MPI_COMM_NULL;
@@ -261,6 +275,8 @@ mpi_transport::~mpi_transport() {
     for (frame* f : spare_frames_) delete f;
     MPI_Comm_free(&comm_);
     MPI_Comm_free(&coll_);
+    MPI_Comm_free(&group_world_);
+    MPI_Comm_free(&group_parent_);
 }
 
 void mpi_transport::check_same_program(std::uint64_t checksum, std::uint64_t actions) {
@@ -405,6 +421,7 @@ bool mpi_transport::progress(bool idle_caller) noexcept {
     did = complete_requests() || did;
     did = probe() || did;
     did = start_wave() || did;
+    did = start_jobs() || did;
     progress_owned_.store(false, std::memory_order_release);  // release: pairs with the acquire above
     if (idle_caller) back_off(did);
     return did;
@@ -546,6 +563,7 @@ void mpi_transport::finish(operation* op) noexcept {
         op->request->done.set_value();
         delete op->request;
         break;
+    case operation::job: op->started.done(op->started.context); break;
     case operation::wave: {
         const std::lock_guard lock(wave_mutex_);
         wave_state_ = wave_state::done;
@@ -737,7 +755,7 @@ void mpi_transport::deliver_message(frame* f, bool counted) noexcept {
 bool mpi_transport::idle() const noexcept {
     // acquire (all): read after the work they describe.
     if (any_dirty_.load(std::memory_order_acquire) || large_pending_.load(std::memory_order_acquire) != 0 ||
-        have_chunk_requests_.load(std::memory_order_acquire))
+        have_chunk_requests_.load(std::memory_order_acquire) || have_jobs_.load(std::memory_order_acquire))
         return false;
     for (const auto& o : outboxes_)
         if (o->dirty.load(std::memory_order_acquire)) return false;
@@ -769,12 +787,64 @@ bool mpi_transport::start_wave() noexcept {
     return true;
 }
 
+void mpi_transport::submit(const mpi_job& job) {
+    {
+        const std::lock_guard lock(jobs_mutex_);
+        jobs_.push_back(job);
+        have_jobs_.store(true, std::memory_order_release);  // release: pairs with start_jobs
+    }
+    // Started at once if nobody polls (one poll less on the way); else by the owner.
+    bool expected = false;
+    // acquire: the previous owner's work on the request lists happens before ours.
+    if (!progress_owned_.compare_exchange_strong(expected, true, std::memory_order_acquire)) return;
+    start_jobs();
+    progress_owned_.store(false, std::memory_order_release);  // release: pairs with the acquire above
+}
+
+bool mpi_transport::start_jobs() noexcept {
+    if (!have_jobs_.load(std::memory_order_acquire)) return false;  // acquire: pairs with submit
+    {
+        const std::lock_guard lock(jobs_mutex_);
+        jobs_taken_.swap(jobs_);
+        have_jobs_.store(false, std::memory_order_relaxed);  // relaxed: under the mutex
+    }
+    for (const mpi_job& j : jobs_taken_) {
+        operation* op = new_operation(operation::job);
+        op->started = j;
+        MPI_Request r = MPI_REQUEST_NULL;
+        j.start(j.context, &r);
+        add_request(r, op);
+    }
+    const bool did = !jobs_taken_.empty();
+    jobs_taken_.clear();
+    return did;
+}
+
 void mpi_transport::close() {
-    // Every message has been received (the waves said so); sends may still be completing.
+    // Every message has been received (the waves said so); sends may still be completing,
+    // and collectives (jobs) that every member has joined. A job still pending after
+    // job_grace waits for a member that never joined (an unmatched collective, a
+    // program error): it is abandoned, its request left to MPI (a pending collective
+    // request may be neither freed nor cancelled).
+    constexpr auto job_grace = std::chrono::milliseconds(500);
+    const auto since = std::chrono::steady_clock::now();
     for (;;) {
         bool expected = false;
         if (progress_owned_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {  // acquire: as in progress
+            start_jobs();
             complete_requests();
+            bool only_jobs = true;
+            for (const operation* op : request_ops_) only_jobs = only_jobs && op->kind == operation::job;
+            const bool give_up = only_jobs && std::chrono::steady_clock::now() - since > job_grace;
+            if (give_up) {
+                for (operation* op : request_ops_)
+                    if (--op->pending == 0) {
+                        op->started.abandon(op->started.context);
+                        spare_ops_.emplace_back(op);
+                    }
+                requests_.clear();
+                request_ops_.clear();
+            }
             const bool empty = requests_.empty();
             progress_owned_.store(false, std::memory_order_release);  // release: as in progress
             if (empty) return;

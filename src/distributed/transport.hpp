@@ -43,6 +43,19 @@ struct transport_stats {
     std::atomic<std::uint64_t> messages_sent{0}, messages_received{0};
 };
 
+/// A non-blocking MPI operation started and completed by progress() (weft::collectives,
+/// src/distributed/collectives.cpp): the transport knows nothing of what it does.
+struct mpi_job {
+    /// Posts the operation (under progress()'s lock) and writes its MPI_Request to
+    /// `request` (an `MPI_Request*`, opaque here).
+    void (*start)(void* context, void* request) noexcept = nullptr;
+    /// The request completed (under progress()'s lock: must not block).
+    void (*done)(void* context) noexcept = nullptr;
+    /// The transport closed with the request still pending (a member never joined).
+    void (*abandon)(void* context) noexcept = nullptr;
+    void* context = nullptr;
+};
+
 class transport {
 public:
     /// Receives the parcels of one message, in order (called by progress(), under its
@@ -74,11 +87,18 @@ public:
     virtual void receive_chunk(std::uint32_t source, std::uint32_t tag, std::byte* destination, std::size_t size) = 0;
     /// A frame's last parcel is done with it.
     virtual void release(frame* f) noexcept = 0;
+    /// Queues `job` (any thread) for the next progress() to start; jobs start in the
+    /// order they were submitted.
+    virtual void submit(const mpi_job& job) = 0;
+    /// The MPI communicators of weft::collectives, as `const MPI_Comm*` (opaque here):
+    /// `0` for collectives over every locality, `1` to create sub-groups from. Both are
+    /// duplicates of MPI_COMM_WORLD of their own, made at start.
+    virtual const void* collective_comm(int which) const noexcept = 0;
 
     /// The background work: sends what is queued, posts asked-for receives, completes
     /// requests, receives messages, runs termination waves. True if it did something.
     virtual bool progress(bool idle_caller) noexcept = 0;
-    /// Nothing queued to send and no message being received in pieces.
+    /// Nothing queued to send, no message being received in pieces, no job waiting to start.
     virtual bool idle() const noexcept = 0;
     /// Messages sent and fully delivered so far (what termination waves add up).
     virtual parcel_counts message_counts() const noexcept = 0;
@@ -101,6 +121,11 @@ public:
     std::atomic<std::int64_t> backlog{0};
     static constexpr std::int64_t backlog_limit = std::int64_t{1} << 16;
 };
+
+/// The running transport (null: one locality, or no runtime). In locality.cpp.
+transport* running_transport() noexcept;
+/// The runtime stops: fails every collective still waiting (collectives.cpp).
+void collectives_stopped() noexcept;
 
 /// Under mpirun (or with MPI initialized by the program), the MPI transport; otherwise
 /// null (one locality). Exits with a message if MPI cannot give what weft needs.
