@@ -13,6 +13,14 @@
 //                       is not zeroed when allocated: the decoder writes each byte once)
 //     impl=weft-u64     (8 B only) int ping(std::uint64_t): the smallest parcel there is
 //                       with an argument and a result
+//     impl=weft-component  (8 B only, issue #24) the same ping as an action of a
+//                       migratable component living on locality 1 (resolved through the
+//                       cache or its home, pinned while it runs): against weft-u64, the
+//                       cost of calling an object rather than a locality
+//     impl=weft-migrate (64 KiB and up, issue #24) a component whose state is a
+//                       buffer<char> of that size migrates to locality 1 and back: one
+//                       "round trip" is two migrations (each: extract, install, record,
+//                       release), against MPI's round trip of the same bytes
 // (b) Message rate, impl=weft-post: locality 0 asks each locality r < n/2 (itself too, as a
 //     local task) to run stream(r + n/2, M): it reads the partner's counter (a round trip
 //     outside the timing), then posts M empty actions `void nothing()` (each adds 1 to a
@@ -49,6 +57,27 @@ WEFT_PLAIN_ACTION(echo_buffer, echo_buffer_action);
 
 int ping(std::uint64_t x) { return static_cast<int>(x & 0xffff); }
 WEFT_PLAIN_ACTION(ping, ping_action);
+
+/// A migratable component answering pings (trivially copyable).
+struct pinger : weft::component<pinger> {
+    int ping(std::uint64_t x) const { return static_cast<int>(x & 0xffff); }
+    WEFT_COMPONENT_ACTION(pinger, ping, ping_action);
+};
+WEFT_REGISTER_COMPONENT(pinger);
+
+/// A component whose state is bulk bytes (migrates through its serialize function).
+struct blob : weft::component<blob> {
+    weft::serialization::buffer<char> bytes;
+    blob() = default;
+    explicit blob(std::size_t n) : bytes(n, 'x') {}
+    template <class Archive>
+    void serialize(Archive& ar) {
+        ar(bytes);
+    }
+    std::size_t size() const { return bytes.size(); }
+    WEFT_COMPONENT_ACTION(blob, size, size_action);
+};
+WEFT_REGISTER_COMPONENT(blob);
 
 namespace {
 std::atomic<std::uint64_t> received{0};
@@ -112,6 +141,21 @@ int latency(pd::probe_options const& o) {
             measure_latency(o, size, "weft-u64", [&](unsigned i) {
                 if (weft::async(ping_action{}, peer, std::uint64_t{i}).get() != static_cast<int>(i & 0xffff)) ++wrong;
             });
+            weft::id_type const p = weft::new_<pinger>(peer).get();
+            measure_latency(o, size, "weft-component", [&](unsigned i) {
+                if (weft::async(pinger::ping_action{}, p, std::uint64_t{i}).get() != static_cast<int>(i & 0xffff))
+                    ++wrong;
+            });
+            weft::destroy(p).get();
+        }
+        if (size >= 64 * 1024) {
+            weft::id_type const b = weft::new_<blob>(weft::find_here(), size).get();
+            measure_latency(o, size, "weft-migrate", [&](unsigned) {
+                weft::migrate(b, peer).get();
+                weft::migrate(b, weft::find_here()).get();
+            });
+            if (weft::async(blob::size_action{}, b).get() != size) ++wrong;
+            weft::destroy(b).get();
         }
     }
     if (wrong != 0) std::fprintf(stderr, "weft_probe: %d wrong answers in the round trips\n", wrong);
