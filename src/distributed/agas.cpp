@@ -57,7 +57,8 @@ struct instance {
     std::unique_ptr<weft::promise<void>> drained;
 };
 
-/// At the home of a migratable component: where it lives now.
+/// At the home of a migratable component: where it lives now. `location`, `epoch` and
+/// `destroyed` change only under both `busy` and agas().mutex: read under either.
 struct home_record {
     explicit home_record(std::uint32_t at) : location(at) {}
     std::uint32_t location;
@@ -224,8 +225,11 @@ WEFT_PLAIN_ACTION(agas_migrate, weft_agas_migrate_action);
 /// Where `id` (created here, migratable) lives now.
 std::uint32_t agas_locate(id_type id) {
     const std::shared_ptr<home_record> rec = find_home_record(id);
-    if (!rec || rec->destroyed) throw weft::error("weft::get_locality: " + no_component(id).substr(6));
-    const std::lock_guard lock(agas().mutex);
+    std::unique_lock lock(agas().mutex);  // destroyed and location change under it
+    if (!rec || rec->destroyed) {
+        lock.unlock();
+        throw weft::error("weft::get_locality: " + no_component(id).substr(6));
+    }
     return rec->location;
 }
 WEFT_PLAIN_ACTION(agas_locate, weft_agas_locate_action);

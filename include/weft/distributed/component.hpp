@@ -29,6 +29,9 @@
 //   component stays where it was created; its id resolves with no message.
 // - Lifetime is explicit: weft::destroy, or a weft::client<T>, which destroys on release.
 //   Components alive when the runtime stops are destroyed then, and counted as leaked.
+// - Migration and destruction wait for the calls running on the object: an action that
+//   waits for its own object's migrate or destroy waits for ever (as a task waiting on
+//   itself would).
 #pragma once
 
 #include <weft/distributed/action.hpp>
