@@ -309,6 +309,18 @@ void agas_find_name(std::string name, std::uint64_t sequence, std::uint32_t from
 }
 WEFT_PLAIN_ACTION(agas_find_name, weft_agas_find_name_action);
 
+/// At a name's home: removes the name, returning the id it named (null if none). Finds
+/// waiting for it keep waiting (for a new registration).
+id_type agas_unregister_name(std::string name, std::uint64_t sequence) {
+    const std::lock_guard lock(agas().mutex);
+    const auto it = agas().names.find({std::move(name), sequence});
+    if (it == agas().names.end()) return {};
+    const id_type id = std::exchange(it->second.id, id_type{});
+    if (it->second.waiting.empty()) agas().names.erase(it);
+    return id;
+}
+WEFT_PLAIN_ACTION(agas_unregister_name, weft_agas_unregister_name_action);
+
 /// At a finder's locality: completes its future.
 void agas_name_found(std::uint64_t continuation, id_type id) {
     if (!continuations().complete(continuation, serialization::to_bytes(id)))
@@ -584,6 +596,12 @@ future<bool> register_with_basename(const std::string& basename, const id_type& 
     dd::check_target("weft::register_with_basename", id.locality_id(), id.valid());
     return weft::async(dd::weft_agas_register_name_action{}, id_type::locality(dd::name_home(basename)), basename,
                        std::uint64_t{sequence}, id);
+}
+
+future<id_type> unregister_with_basename(const std::string& basename, std::size_t sequence) {
+    dd::check_target("weft::unregister_with_basename", dd::here(), true);
+    return weft::async(dd::weft_agas_unregister_name_action{}, id_type::locality(dd::name_home(basename)), basename,
+                       std::uint64_t{sequence});
 }
 
 future<id_type> find_from_basename(const std::string& basename, std::size_t sequence) {

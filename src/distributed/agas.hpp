@@ -55,6 +55,11 @@ void agas_note_location(std::uint32_t origin, const id_type& id);
 void agas_start();
 void agas_stop() noexcept;
 
+/// Does nothing: called at start so that every program links lcos.cpp, whose
+/// component actions (the distributed latch's and channel's) must be in every
+/// locality's action table, used or not.
+void lcos_start() noexcept;
+
 /// The /agas counters' values on this locality.
 struct agas_stats {
     std::uint64_t resolves = 0, cache_hits = 0, cache_misses = 0, migrations = 0;

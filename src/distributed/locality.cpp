@@ -577,6 +577,7 @@ void start(unsigned workers, unsigned cores) {
     action_table& actions = action_table::instance();
     actions.freeze();
     agas_start();
+    lcos_start();
     if (s.net) {
         s.net->check_same_program(actions.checksum(), actions.size());
         s.net->open({s.here, s.count, actions.size()}, &deliver);

@@ -8,7 +8,8 @@
 //                       and forth (exact total and count: nothing lost, nothing run
 //                       twice); names; destroy then call; type mismatches; clients;
 //                       get_locality; distributed promises set from other localities;
-//                       the /agas counters
+//                       the /agas counters; distributed latch, channel (ping-pong, many
+//                       senders) and barrier
 //   components leak     main returns with components alive: each locality destroys its
 //                       own at stop and says how many
 #include <weft/distributed.hpp>
@@ -197,6 +198,81 @@ std::string promise_via(std::uint32_t setter) {
 }
 }  // namespace
 WEFT_PLAIN_ACTION(promise_via, promise_via_action);
+
+namespace {
+namespace wd = weft::distributed;
+
+/// Run on a locality: counts the latch "arrivals" down once, waits for it to open.
+bool arrive_at_latch() {
+    wd::latch l = wd::latch::connect("arrivals");
+    l.arrive_and_wait();
+    return l.try_wait();
+}
+
+/// Run on a locality: waits on the latch `id` and says how that ended.
+std::string wait_for_latch(weft::id_type id) {
+    try {
+        wd::latch(id).wait();
+        return "opened";
+    } catch (const weft::lco_error& e) {
+        return e.code() == std::make_error_code(std::errc::operation_canceled) ? "released" : e.what();
+    } catch (const weft::error& e) {
+        return "destroyed";
+    }
+}
+
+/// Run on a locality: the other end of a ping-pong: answers each value v of channel
+/// "ping" with v + 1 on its own channel "pong" until "ping" closes; returns how many.
+std::int64_t ponger(weft::id_type ready) {
+    auto pong = wd::channel<std::int64_t>::create("pong");
+    weft::set_lco_value(ready);
+    auto ping = wd::channel<std::int64_t>::connect("ping");
+    std::int64_t answered = 0;
+    try {
+        for (;;) {
+            pong.send(ping.receive() + 1);
+            ++answered;
+        }
+    } catch (const weft::channel_closed&) {
+    }
+    return answered;
+}
+
+/// Run on a locality: sends (locality, i) for i < n, each awaited, to the channel `id`.
+void send_numbered(weft::id_type id, std::int64_t n) {
+    wd::channel<std::pair<std::uint32_t, std::int64_t>> c(id);
+    for (std::int64_t i = 0; i < n; ++i) c.send({weft::get_locality_id(), i});
+}
+
+/// Run on a locality: `rounds` phases of a barrier over every locality; before each,
+/// adds 1 to `tally`; after it, checks every locality's add of that phase is in.
+/// Returns the phases that found one missing.
+std::int64_t barrier_rounds(weft::id_type tally, std::int64_t rounds) {
+    wd::barrier b;
+    const auto n = static_cast<std::int64_t>(weft::get_num_localities());
+    std::int64_t missing = 0;
+    for (std::int64_t r = 0; r < rounds; ++r) {
+        weft::async(accumulator::add_action{}, tally, std::int64_t{1}).get();
+        b.arrive_and_wait();
+        if (weft::async(accumulator::get_action{}, tally).get() < (r + 1) * n) ++missing;
+    }
+    return missing;
+}
+
+/// Run on a locality of `members`: a barrier over them only, `rounds` times.
+std::int64_t subset_barrier(std::vector<weft::id_type> members, std::int64_t rounds) {
+    wd::barrier b(members);
+    for (std::int64_t r = 0; r < rounds; ++r) b.arrive_and_wait();
+    return rounds;
+}
+
+}  // namespace
+WEFT_PLAIN_ACTION(arrive_at_latch, arrive_at_latch_action);
+WEFT_PLAIN_ACTION(wait_for_latch, wait_for_latch_action);
+WEFT_PLAIN_ACTION(ponger, ponger_action);
+WEFT_PLAIN_ACTION(send_numbered, send_numbered_action);
+WEFT_PLAIN_ACTION(barrier_rounds, barrier_rounds_action);
+WEFT_PLAIN_ACTION(subset_barrier, subset_barrier_action);
 
 WEFT_PLAIN_ACTION(add_from_here, add_from_here_action);
 WEFT_PLAIN_ACTION(total_of, total_of_action);
@@ -408,6 +484,90 @@ void check_promises() {
     CHECK(thrown<weft::error>([&] { weft::set_lco_value(all[0], 8); }).has_value());
 }
 
+/// The distributed latch, channel and barrier (run by locality 0's main task; the
+/// other localities take part through actions).
+void check_lcos() {
+    const auto all = weft::find_all_localities();
+    const std::uint32_t n = weft::get_num_localities();
+    // A latch every locality counts down and waits on.
+    {
+        wd::latch arrivals = wd::latch::create("arrivals", n);
+        CHECK(!arrivals.try_wait());
+        std::vector<weft::future<bool>> opened;
+        for (const auto& l : all) opened.push_back(weft::async(arrive_at_latch_action{}, l));
+        for (auto& f : opened) CHECK(f.get());
+        CHECK(arrivals.try_wait());
+        arrivals.wait();  // open: returns at once
+        const auto past = thrown<weft::lco_error>([&] { arrivals.count_down(1); });
+        CHECK(past && past->find("past zero") != std::string::npos);
+        CHECK(thrown<weft::error>([] { (void)wd::latch::create("arrivals", 1); }).value_or("").find("taken") !=
+              std::string::npos);
+    }
+    {
+        // Misuse and release: a negative count; a waiter when the owner lets go.
+        auto l = wd::latch::create("orphan", 2);
+        CHECK(thrown<weft::lco_error>([&] { l.count_down(-1); }).has_value());
+        l.count_down(1);
+        weft::future<std::string> waiter = weft::async(wait_for_latch_action{}, all.back(), l.get_id());
+        l = wd::latch{};  // the last owning handle: waiters fail, the latch goes
+        const std::string how = waiter.get();
+        CHECK(how == "released" || how == "destroyed");
+        CHECK(thrown<weft::lco_error>([] { (void)wd::latch::create("negative", -1); }).has_value());
+        CHECK(thrown<weft::error>([] { wd::latch{}.wait(); }).value_or("").find("empty handle") != std::string::npos);
+        // The name was unregistered: it can be taken again.
+        auto again = wd::latch::create("orphan", 0);
+        CHECK(again.try_wait());
+    }
+    // Ping-pong between locality 0 and the last locality, each end on its own channel.
+    {
+        auto ping = wd::channel<std::int64_t>::create("ping");
+        wd::promise<void> ready;
+        weft::future<void> pong_made = ready.get_future();
+        weft::future<std::int64_t> answered = weft::async(ponger_action{}, all.back(), ready.get_id());
+        pong_made.get();
+        auto pong = wd::channel<std::int64_t>::connect("pong");
+        constexpr std::int64_t rounds = 200;
+        for (std::int64_t i = 0; i < rounds; ++i) {
+            ping.send(2 * i);
+            CHECK(pong.receive() == 2 * i + 1);
+        }
+        ping.close();
+        CHECK(answered.get() == rounds);
+        CHECK(thrown<weft::channel_closed>([&] { ping.send(1); }).has_value());
+        CHECK(thrown<weft::channel_closed>([&] { (void)ping.receive(); }).has_value());
+    }
+    // Many senders, one bounded channel: every value once, each sender's in order.
+    {
+        auto c = wd::channel<std::pair<std::uint32_t, std::int64_t>>::create("numbers", 4);
+        constexpr std::int64_t per = 100;
+        std::vector<weft::future<void>> senders;
+        for (const auto& l : all) senders.push_back(weft::async(send_numbered_action{}, l, c.get_id(), per));
+        std::vector<std::int64_t> next(n, 0);
+        for (std::int64_t k = 0; k < per * n; ++k) {
+            const auto [from, i] = c.receive();
+            CHECK(from < n && i == next[from]);
+            if (from < n) next[from] = i + 1;
+        }
+        for (auto& f : senders) f.get();
+        CHECK(!c.async_receive().is_ready());  // nothing left over; the future fails at close
+    }
+    // Barriers: every locality, 20 phases; and a sub-group of the first and last.
+    {
+        const weft::id_type tally = weft::new_<accumulator>(all[0]).get();
+        std::vector<weft::future<std::int64_t>> phases;
+        for (const auto& l : all) phases.push_back(weft::async(barrier_rounds_action{}, l, tally, std::int64_t{20}));
+        for (auto& f : phases) CHECK(f.get() == 0);
+        CHECK(weft::async(accumulator::get_action{}, tally).get() == 20 * std::int64_t{n});
+        weft::destroy(tally).get();
+        std::vector<weft::id_type> ends{all.front()};
+        if (n > 1) ends.push_back(all.back());
+        std::vector<weft::future<std::int64_t>> sub;
+        for (const auto& l : ends) sub.push_back(weft::async(subset_barrier_action{}, l, ends, std::int64_t{5}));
+        for (auto& f : sub) CHECK(f.get() == 5);
+    }
+    std::printf("components: latch, channel ping-pong and barrier over %u localities\n", n);
+}
+
 /// The /agas counters of locality 0 since `set` was made (at the start of the run).
 void check_counters(weft::counters::counter_set& set) {
     const auto v = set.evaluate();
@@ -431,6 +591,7 @@ int run_all() {
     check_names();
     check_errors();
     check_promises();
+    check_lcos();
     check_counters(agas);
     return failures;
 }

@@ -456,6 +456,9 @@ future<id_type> get_locality(const id_type& id);
 /// Registers `id` under (`basename`, `sequence`) for find_from_basename; the future is
 /// true if the name was free, false if it was taken (the old registration stays).
 future<bool> register_with_basename(const std::string& basename, const id_type& id, std::size_t sequence = 0);
+/// Removes the name (`basename`, `sequence`): the future holds the id it named, or the
+/// null id if it named none. Later finds wait for a new registration.
+future<id_type> unregister_with_basename(const std::string& basename, std::size_t sequence = 0);
 /// The id registered under (`basename`, `sequence`); ready once it has been registered
 /// (on any locality, before or after this call).
 future<id_type> find_from_basename(const std::string& basename, std::size_t sequence = 0);

@@ -40,6 +40,7 @@ int thrower(int which) {
         case 3: throw std::logic_error("logic");
         case 4: throw weft::error("weft's");
         case 5: throw weft::lco_error(std::errc::operation_not_permitted, "not the owner");
+        case 7: throw weft::channel_closed();
         default: throw custom_error();
     }
 }
@@ -179,6 +180,8 @@ TEST(actions, standard_and_weft_exceptions_arrive_as_themselves) {
         EXPECT_EQ(e.code(), std::make_error_code(std::errc::operation_not_permitted));
         EXPECT_STREQ(e.what(), "not the owner");
     }
+    // A distributed channel's receiver learns it is closed as on one locality.
+    EXPECT_EQ(thrown_as<weft::channel_closed>(remote_throw(7)), "weft::channel: the channel is closed");
 }
 
 TEST(actions, other_exceptions_arrive_as_remote_exception_naming_type_and_locality) {
