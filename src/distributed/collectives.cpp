@@ -323,17 +323,23 @@ std::shared_ptr<group> make_group(std::vector<std::uint32_t> members) {
     return g;
 }
 
-void submit_mpi(group& g, mpi_call* c) {
-    std::unique_ptr<mpi_call> owned(c);
-    weft::distributed::detail::transport* t = weft::distributed::detail::running_transport();
-    if (t == nullptr || g.comm == nullptr)
-        throw runtime_state_error(std::string("weft::collectives::") + kind_name(c->what) + ": no distributed runtime runs");
-    c->comm = g.comm;
-    c->keep = g.shared_from_this();  // a communicator dropped right after the call stays until it completes
+namespace {
+weft::distributed::detail::mpi_job job_of(mpi_call* c) noexcept {
     weft::distributed::detail::mpi_job job;
     job.start = &start_call;
     job.done = [](void* x) noexcept {
         auto* call = static_cast<mpi_call*>(x);
+        if (step_done(call)) {
+            // Its next step: posted by the next progress() (this one holds its lock).
+            if (weft::distributed::detail::transport* t = weft::distributed::detail::running_transport()) {
+                t->submit(job_of(call));
+                return;
+            }
+            call->failed(std::make_exception_ptr(
+                runtime_state_error("weft::collectives: the runtime stopped in the middle of a collective")));
+            delete call;
+            return;
+        }
         call->done();
         delete call;
     };
@@ -350,9 +356,20 @@ void submit_mpi(group& g, mpi_call* c) {
         }
     };
     job.context = c;
+    return job;
+}
+}  // namespace
+
+void submit_mpi(group& g, mpi_call* c) {
+    std::unique_ptr<mpi_call> owned(c);
+    weft::distributed::detail::transport* t = weft::distributed::detail::running_transport();
+    if (t == nullptr || g.comm == nullptr)
+        throw runtime_state_error(std::string("weft::collectives::") + kind_name(c->what) + ": no distributed runtime runs");
+    c->comm = g.comm;
+    c->keep = g.shared_from_this();  // a communicator dropped right after the call stays until it completes
     const std::lock_guard lock(g.m);
-    ++g.next_call;
-    t->submit(job);
+    c->sequence = g.next_call++;
+    t->submit(job_of(c));
     owned.release();  // the transport's now
 }
 

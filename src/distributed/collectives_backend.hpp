@@ -18,8 +18,12 @@ namespace weft::collectives::detail {
 void* create_comm(const void* parent, const std::vector<std::uint32_t>& members, int tag);
 /// Frees a communicator create_comm made (nothing once MPI is finalized).
 void free_comm(void* comm) noexcept;
-/// Posts `call` (an mpi_call*) as a non-blocking collective on call->comm and writes its
-/// MPI_Request to `request` (an MPI_Request*). An MPI error ends the program, naming it.
+/// Posts `call` (an mpi_call*) as a non-blocking collective on call->comm, or its next
+/// step, and writes its MPI_Request to `request` (an MPI_Request*). An MPI error ends
+/// the program, naming it.
 void start_call(void* call, void* request) noexcept;
+/// The request start_call posted for `call` completed: whether the call has another
+/// step to post (then submit it again), or is done.
+bool step_done(void* call) noexcept;
 
 }  // namespace weft::collectives::detail

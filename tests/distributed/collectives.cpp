@@ -8,7 +8,9 @@
 //                        bitwise struct with plus/multiplies/min/max; parcels: strings,
 //                        a user struct with a non-commutative operation, a lambda),
 //                        sub-groups (split by parity, explicit lists), collectives in
-//                        flight at once, misuse, a mismatch the parcel path detects
+//                        flight at once, reductions of 64 KiB and more (binomial trees:
+//                        every root, sub-groups of 2 and 3, in flight at once), misuse,
+//                        a mismatch the parcel path detects
 //   collectives pending  locality 0 starts two collectives nobody else joins, and
 //                        returns: after weft::run, both futures hold runtime_state_error
 #include <weft/distributed.hpp>
@@ -16,6 +18,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <numeric>
@@ -248,6 +251,61 @@ void check_in_flight() {
     }
 }
 
+/// Reductions of 64 KiB and more take the binomial trees (src/distributed/mpi_collectives.cpp):
+/// every root, sub-groups of 2 and 3 members (not a power of two), and several in flight
+/// at once beside small ones. Values are small integers, so every order of summation is
+/// exact; checked against MPI's own reduction.
+void check_large_reductions(MPI_Comm ref) {
+    const std::uint32_t n = weft::get_num_localities(), me = weft::get_locality_id();
+    constexpr std::size_t count = 20'000;  // 160 KB of doubles
+    std::vector<double> mine(count);
+    for (std::size_t i = 0; i < count; ++i) mine[i] = static_cast<double>((i * 7 + me * 13) % 1000);
+    std::vector<double> sums(count), maxima(count);
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Iallreduce(mine.data(), sums.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM, ref, &r);
+    wait_mpi(r);
+    MPI_Iallreduce(mine.data(), maxima.data(), static_cast<int>(count), MPI_DOUBLE, MPI_MAX, ref, &r);
+    wait_mpi(r);
+    CHECK(wc::all_reduce(mine, std::plus<>{}).get() == sums);
+    CHECK(wc::all_reduce(mine, wc::max_op{}).get() == maxima);
+    for (std::uint32_t root = 0; root < n; ++root)
+        CHECK(wc::reduce(mine, std::plus<>{}, root).get() == (me == root ? sums : mine));
+    // Integers, several in flight at once, with small calls between them.
+    std::vector<std::int64_t> ints(count / 2 + 17);
+    std::iota(ints.begin(), ints.end(), std::int64_t{me});
+    std::vector<std::int64_t> int_sums(ints.size());
+    for (std::size_t i = 0; i < ints.size(); ++i)
+        int_sums[i] = static_cast<std::int64_t>(n) * static_cast<std::int64_t>(i) + static_cast<std::int64_t>(n * (n - 1) / 2);
+    std::vector<weft::future<std::vector<std::int64_t>>> big;
+    std::vector<weft::future<int>> small;
+    for (int k = 0; k < 6; ++k) {
+        big.push_back(k % 2 == 0 ? wc::all_reduce(ints, std::plus<>{})
+                                 : wc::reduce(ints, std::plus<>{}, static_cast<std::uint32_t>(k) % n));
+        small.push_back(wc::all_reduce(k, std::plus<>{}));
+    }
+    for (int k = 0; k < 6; ++k) {
+        const bool has_sum = k % 2 == 0 || static_cast<std::uint32_t>(k) % n == me;
+        CHECK(big[static_cast<std::size_t>(k)].get() == (has_sum ? int_sums : ints));
+        CHECK(small[static_cast<std::size_t>(k)].get() == k * static_cast<int>(n));
+    }
+    // Sub-groups: the first three localities (3 at 4 ranks), and parity halves.
+    if (n >= 3) {
+        const wc::communicator three(std::vector<std::uint32_t>{2, 0, 1});
+        if (me < 3) {
+            std::vector<double> want(count);
+            for (std::size_t i = 0; i < count; ++i)
+                for (std::uint32_t k = 0; k < 3; ++k) want[i] += static_cast<double>((i * 7 + k * 13) % 1000);
+            CHECK(wc::all_reduce(three, mine, std::plus<>{}).get() == want);
+            CHECK(wc::reduce(three, mine, std::plus<>{}, 1).get() == (three.rank() == 1 ? want : mine));
+        }
+    }
+    const wc::communicator parity = wc::world().split(me % 2);
+    std::vector<double> want(count);
+    for (std::uint32_t k : parity.localities())
+        for (std::size_t i = 0; i < count; ++i) want[i] += static_cast<double>((i * 7 + k * 13) % 1000);
+    CHECK(wc::all_reduce(parity, mine, std::plus<>{}).get() == want);
+}
+
 void check_misuse() {
     const std::uint32_t n = weft::get_num_localities(), me = weft::get_locality_id();
     CHECK(thrown<weft::error>([&] { (void)wc::reduce(1, std::plus<>{}, n); }).has_value());
@@ -284,6 +342,7 @@ int run_all() {
     check_parcel_path();
     check_groups();
     check_in_flight();
+    check_large_reductions(ref);
     check_misuse();
     MPI_Comm_free(&ref);
     return failures;

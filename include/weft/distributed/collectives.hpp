@@ -118,6 +118,8 @@ struct mpi_call {
     std::size_t count = 0;    ///< elements of `type` per member (bytes for dtype::bytes)
     const void* comm = nullptr;  ///< set by the compiled part: the group's MPI_Comm*
     std::shared_ptr<const void> keep;  ///< set by the compiled part: the group, alive until done
+    std::uint64_t sequence = 0;  ///< set by the compiled part: the call's number on its group
+    std::shared_ptr<void> steps;  ///< the compiled part's: a call made of several MPI requests
     virtual ~mpi_call() = default;
     /// MPI completed the operation: the result is in place (under progress()'s lock).
     virtual void done() noexcept = 0;
