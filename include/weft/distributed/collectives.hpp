@@ -26,7 +26,9 @@
 // scatter and all_to_all of a trivially copyable (bitwise) type run as MPI_Ibcast,
 // MPI_Iallgather, MPI_Igather, MPI_Iscatter and MPI_Ialltoall of its bytes (a call of
 // more than INT_MAX elements or bytes throws weft::error: MPI counts are ints); barrier is
-// MPI_Ibarrier. They run on weft's own communicators (never MPI_COMM_WORLD), started and
+// MPI_Ibarrier; reduce and all_reduce of 64 KiB and more run as binomial trees of
+// point-to-point messages instead (Open MPI's MPI_Ireduce is slow there; see
+// src/distributed/mpi_collectives.cpp). They run on weft's own communicators (never MPI_COMM_WORLD), started and
 // completed by the transport's progress() (the one poller at a time): no worker blocks
 // in MPI, and a task that waits in get() suspends. Any other serializable T and any
 // callable T(T, T) take the parcel path: every contribution, serialized, goes to the
