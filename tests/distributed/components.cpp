@@ -404,6 +404,18 @@ void check_names() {
     CHECK(winners == 1);
     const weft::id_type winner = weft::find_from_basename("contested").get();
     CHECK(std::find(mine.begin(), mine.end(), winner) != mine.end());
+    // The form: a future id (a new_ call's), registered once ready; and shared.
+    weft::future<weft::id_type> made = weft::new_<accumulator>(all.back(), std::int64_t{41});
+    CHECK(weft::register_with_basename("made", std::move(made), 1).get());
+    const weft::id_type found = weft::find_from_basename("made", 1).get();
+    CHECK(weft::async(accumulator::get_action{}, found).get() == 41);
+    weft::shared_future<weft::id_type> shared = weft::make_ready_future(found).share();
+    CHECK(!weft::register_with_basename("made", shared, 1).get());  // taken
+    CHECK(weft::unregister_with_basename("made", 1).get() == found);
+    CHECK(!weft::unregister_with_basename("made", 1).get());  // no longer there
+    CHECK(weft::register_with_basename("made", shared, 1).get());
+    CHECK(weft::unregister_with_basename("made", 1).get() == found);
+    weft::destroy(found).get();
     for (const auto& id : mine) weft::destroy(id).get();
 }
 

@@ -456,6 +456,22 @@ future<id_type> get_locality(const id_type& id);
 /// Registers `id` under (`basename`, `sequence`) for find_from_basename; the future is
 /// true if the name was free, false if it was taken (the old registration stays).
 future<bool> register_with_basename(const std::string& basename, const id_type& id, std::size_t sequence = 0);
+/// Registers the id `f` will hold, once it is ready (a new_ call's future, say); the
+/// future is as above, or holds `f`'s exception.
+inline future<bool> register_with_basename(const std::string& basename, future<id_type>&& f,
+                                           std::size_t sequence = 0) {
+    // A task of its own (launch::async): it waits for the registration's answer.
+    return std::move(f).then(launch::async, [basename, sequence](future<id_type> id) {
+        return register_with_basename(basename, id.get(), sequence).get();
+    });
+}
+/// The same for a shared future (which stays usable).
+inline future<bool> register_with_basename(const std::string& basename, const shared_future<id_type>& f,
+                                           std::size_t sequence = 0) {
+    return f.then(launch::async, [basename, sequence](shared_future<id_type> id) {
+        return register_with_basename(basename, id.get(), sequence).get();
+    });
+}
 /// Removes the name (`basename`, `sequence`): the future holds the id it named, or the
 /// null id if it named none. Later finds wait for a new registration.
 future<id_type> unregister_with_basename(const std::string& basename, std::size_t sequence = 0);
