@@ -60,7 +60,16 @@ struct counter_value {
     double interval_s = 0;   ///< seconds covered: since the set was made or last reset
 };
 
-/// Counter instances chosen by query(), with their own reset snapshot.
+class counter_set;
+namespace detail {
+struct local_query;
+local_query query_here(const std::vector<std::string>& patterns);
+}  // namespace detail
+
+/// Counter instances chosen by query(), with their own reset snapshot. Instances of other
+/// localities are kept there (one set per locality, made by query()) and evaluated there:
+/// evaluate() and reset() then wait for their answers (the calling task suspends, its
+/// worker runs other tasks; a thread outside weft blocks). Not for concurrent use.
 class counter_set {
 public:
     counter_set();
@@ -84,6 +93,7 @@ public:
 
 private:
     friend counter_set query(const std::vector<std::string>& patterns);
+    friend detail::local_query detail::query_here(const std::vector<std::string>& patterns);
     std::unique_ptr<impl> impl_;
 };
 

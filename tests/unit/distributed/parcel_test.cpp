@@ -40,6 +40,7 @@ int thrower(int which) {
         case 3: throw std::logic_error("logic");
         case 4: throw weft::error("weft's");
         case 5: throw weft::lco_error(std::errc::operation_not_permitted, "not the owner");
+        case 7: throw weft::bad_counter_name("weft: counter 'x': no such counter");
         default: throw custom_error();
     }
 }
@@ -179,6 +180,8 @@ TEST(actions, standard_and_weft_exceptions_arrive_as_themselves) {
         EXPECT_EQ(e.code(), std::make_error_code(std::errc::operation_not_permitted));
         EXPECT_STREQ(e.what(), "not the owner");
     }
+    // A counter name another locality could not resolve (a remote counter query).
+    EXPECT_EQ(thrown_as<weft::bad_counter_name>(remote_throw(7)), "weft: counter 'x': no such counter");
 }
 
 TEST(actions, other_exceptions_arrive_as_remote_exception_naming_type_and_locality) {
