@@ -62,8 +62,11 @@ bool contains(const std::optional<std::string>& s, std::string_view part) {
 }
 
 std::string name(std::uint32_t locality, std::string_view object, std::string_view instance, std::string_view path) {
-    return "/" + std::string(object) + "{locality#" + std::to_string(locality) + "/" + std::string(instance) + "}/" +
-           std::string(path);
+    // Appended piece by piece: g++ 12's -Wrestrict misreads the chain of operator+.
+    std::string s = "/";
+    s.append(object).append("{locality#").append(std::to_string(locality)).append("/");
+    s.append(instance).append("}/").append(path);
+    return s;
 }
 
 // The sets a check made, kept until drop_kept(): a set's destruction posts a close to the
