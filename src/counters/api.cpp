@@ -32,14 +32,19 @@ scheduler& running() {
 namespace detail {
 namespace {
 
-// release/acquire: whoever reads a source sees it fully built (it is static in practice).
+// Set by the distributed layer while parcels flow (set_remote_source); read by any thread
+// that queries, evaluates, resets or destroys a counter_set.
 std::atomic<const remote_source*> remote_hook{nullptr};
 
-const remote_source* remote() noexcept { return remote_hook.load(std::memory_order_acquire); }
+const remote_source* remote() noexcept {
+    return remote_hook.load(std::memory_order_acquire);  // acquire: pairs with set_remote_source
+}
 
 }  // namespace
 
-void set_remote_source(const remote_source* source) noexcept { remote_hook.store(source, std::memory_order_release); }
+void set_remote_source(const remote_source* source) noexcept {
+    remote_hook.store(source, std::memory_order_release);  // release: the source is built before it is seen
+}
 
 }  // namespace detail
 

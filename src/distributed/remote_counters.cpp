@@ -42,8 +42,7 @@ struct kept_set {
 struct kept_table {
     std::mutex mutex;  // guards sets
     std::unordered_map<std::uint64_t, std::shared_ptr<kept_set>> sets;
-    // Never reset: a handle of an earlier runtime names nothing in a later one. relaxed: only
-    // uniqueness matters.
+    // Never reset: a handle of an earlier runtime names nothing in a later one.
     std::atomic<std::uint64_t> next{1};
 };
 
@@ -67,6 +66,8 @@ std::shared_ptr<kept_set> find_kept(std::uint64_t handle) {
 /// instances each pattern matched here.
 using opened_set = std::tuple<std::uint64_t, std::vector<std::vector<std::string>>, std::vector<std::uint64_t>>;
 
+/// Makes this locality's part of another's query and keeps it (if not empty) until closed.
+/// @throws weft::bad_counter_name for a pattern this locality refuses (it travels as itself)
 opened_set weft_counters_open(std::vector<std::string> patterns) {
     wcd::local_query q = wcd::query_here(patterns);
     std::vector<std::vector<std::string>> names;
@@ -80,7 +81,7 @@ opened_set weft_counters_open(std::vector<std::string> patterns) {
     if (q.set.empty()) return {0, std::move(names), std::move(matched)};
     auto k = std::make_shared<kept_set>();
     k->set = std::move(q.set);
-    const std::uint64_t handle = kept().next.fetch_add(1, std::memory_order_relaxed);
+    const std::uint64_t handle = kept().next.fetch_add(1, std::memory_order_relaxed);  // relaxed: only uniqueness matters
     {
         const std::lock_guard lock(kept().mutex);
         kept().sets.emplace(handle, std::move(k));
@@ -89,6 +90,7 @@ opened_set weft_counters_open(std::vector<std::string> patterns) {
 }
 WEFT_PLAIN_ACTION(weft_counters_open, weft_counters_open_action);
 
+/// A kept set's values (counter_set::evaluate). @throws weft::error for an unknown handle
 std::vector<counters::counter_value> weft_counters_evaluate(std::uint64_t handle, bool reset) {
     const std::shared_ptr<kept_set> k = find_kept(handle);
     const std::lock_guard lock(k->mutex);
@@ -96,6 +98,7 @@ std::vector<counters::counter_value> weft_counters_evaluate(std::uint64_t handle
 }
 WEFT_PLAIN_ACTION(weft_counters_evaluate, weft_counters_evaluate_action);
 
+/// Starts a kept set's new interval. @throws weft::error for an unknown handle
 void weft_counters_reset(std::uint64_t handle) {
     const std::shared_ptr<kept_set> k = find_kept(handle);
     const std::lock_guard lock(k->mutex);
