@@ -1,6 +1,7 @@
 // Counter names: every instance of this locality, and parsing a name or pattern (with its
 // /arithmetics/ derivations) into the entries it denotes here, with an error that says why
-// not. Another locality's names are valid and denote nothing here: it evaluates them.
+// not. Another locality's names are valid and denote nothing here: it evaluates them, and
+// other_localities() says which ones to ask.
 #include "registry.hpp"
 
 #include "perf_events.hpp"
@@ -288,6 +289,29 @@ std::vector<entry> resolve(std::string_view pattern, unsigned workers) {
     if (out.empty() && !on_other_locality(n, all))
         bad_name(pattern, "matches no counter; the closest names are: " + closest(n.name, all) +
                               " (see --weft:list-counters)");
+    return out;
+}
+
+std::vector<std::uint32_t> other_localities(std::string_view pattern) {
+    const std::uint32_t here = locality_here();
+    const std::uint32_t count = locality_count();
+    if (count == 1) return {};
+    std::string name(pattern);
+    if (pattern.starts_with("/arithmetics/")) {
+        // resolve() checked that every operand is of one locality: the first one says which.
+        const std::size_t at = pattern.find('@');
+        if (at == std::string_view::npos) return {};
+        name = split_args(pattern.substr(at + 1)).front();
+    }
+    const std::size_t brace = name.find('{');
+    const std::size_t slash = name.find('/', 1);
+    if (brace == std::string::npos || (slash != std::string::npos && slash < brace)) return {};
+    const std::size_t sep = name.find('/', brace);
+    if (sep == std::string::npos) return {};
+    const std::string_view loc = std::string_view(name).substr(brace + 1, sep - brace - 1);
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t k = 0; k < count; ++k)
+        if (k != here && glob(loc, locality_name(k))) out.push_back(k);
     return out;
 }
 

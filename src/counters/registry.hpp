@@ -106,6 +106,11 @@ std::vector<counter_info> all_counters(unsigned workers);
 /// locality). @throws weft::bad_counter_name, also for one that matches no counter of any
 /// locality
 std::vector<entry> resolve(std::string_view pattern, unsigned workers);
+/// The localities other than this one whose instances a name or pattern (already checked by
+/// resolve()) may denote, in increasing order: its locality, every one its wildcard matches,
+/// or a derived counter's operands' one. None for a name without an instance ("/threads/*":
+/// this locality's) and in a run of one locality.
+std::vector<std::uint32_t> other_localities(std::string_view pattern);
 /// Opens the hardware counters an entry needs (once per runtime).
 void open_entry(const weft::detail::scheduler& s, const entry& e);
 void read_hardware_into(const std::vector<entry>& entries, reading& r);

@@ -272,7 +272,9 @@ void start_locked(service& s, const service_config& cfg) {
     s.destination_failed = false;
     if (!cfg.print.empty()) {
         try {
-            s.active = query(cfg.print);
+            // This locality's own: locality 0 prints the others' through gather_at_exit, once
+            // the network has stopped (a remote evaluation could not travel then).
+            s.active = query_here(cfg.print).set;
         } catch (const bad_counter_name& e) {
             std::string_view why = e.what();
             if (why.starts_with("weft: ")) why.remove_prefix(6);
@@ -304,7 +306,7 @@ void start_locked(service& s, const service_config& cfg) {
             throw bad_option("weft: bad value '" + cfg.trace_file + "' for --weft:trace (WEFT_TRACE): cannot write it: " +
                              std::strerror(err));
         }
-        s.tracks = query(track_names());
+        s.tracks = query_here(track_names()).set;
     }
     s.running = true;
     if ((cfg.interval_ms != 0 && s.have_active && cfg.write) || !s.tracks.empty()) {
@@ -498,7 +500,7 @@ void add_active(std::string_view pattern) {
     all.emplace_back(pattern);
     if (s.have_active && s.csv_header_done)
         throw runtime_state_error("weft: cannot add counters once CSV output has started (its header is written)");
-    counter_set next = query(all);
+    counter_set next = detail::query_here(all).set;
     s.active = std::move(next);
     if (!s.have_active && s.cfg.fmt == format::json && s.cfg.write) *s.out << "{\"samples\": [\n";
     s.have_active = true;

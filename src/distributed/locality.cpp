@@ -3,6 +3,7 @@
 // run on their object, or are held or forwarded: agas.cpp), global termination, and the
 // functions of weft/distributed/locality.hpp.
 #include "agas.hpp"
+#include "remote_counters.hpp"
 #include "transport.hpp"
 
 #include <weft/config/errors.hpp>
@@ -587,6 +588,7 @@ void start(unsigned workers, unsigned cores) {
         s.net->set_oversubscribed(workers > cores || std::uint64_t{s.net->local_size()} * workers > node_cpus);
     }
     s.running.store(true, std::memory_order_release);  // release: pairs with require_running
+    remote_counters_start();
     if (s.net && s.count > 1) {
         // A message may arrive at any time: one worker always polls (it naps when the
         // node is oversubscribed; see mpi_transport.cpp).
@@ -624,6 +626,7 @@ void quiesce(void (*wait_local)(void*), void* arg, bool spmd) {
 
 void stop_progress() {
     locality_state& s = state();
+    remote_counters_stop();  // no counter query leaves from here on; the kept sets go
     if (s.net) s.net->close();
     if (s.polling) {
         ext::background_work_finished(s.poll_id);

@@ -13,6 +13,14 @@
 // `/arithmetics/per-core@A` (A divided by the number of workers), where A and B are
 // counter names without wildcards.
 //
+// In a distributed run any locality's counters can be queried from any locality:
+// `/threads{locality#1/total}/idle-rate`, and `locality#*` (or `locality#?`, ...) spans every
+// locality, this one included. Each locality resolves and evaluates its own instances (a set
+// is kept there for the query); evaluate() and reset() ask them all concurrently and the
+// calling task suspends until they answer. Names come per pattern: this locality's instances
+// first, then the others' in locality order. A derived counter is evaluated where its
+// operands are (they must all be of one locality).
+//
 // Values cover an interval: from the moment a counter_set is made (or last reset) to the
 // moment it is evaluated. Resetting takes a snapshot that later evaluations subtract; no
 // worker is stopped. Each counter_set has its own snapshot, so independent readers do
@@ -60,7 +68,16 @@ struct counter_value {
     double interval_s = 0;   ///< seconds covered: since the set was made or last reset
 };
 
-/// Counter instances chosen by query(), with their own reset snapshot.
+class counter_set;
+namespace detail {
+struct local_query;
+local_query query_here(const std::vector<std::string>& patterns);
+}  // namespace detail
+
+/// Counter instances chosen by query(), with their own reset snapshot. Instances of other
+/// localities are kept there (one set per locality, made by query()) and evaluated there:
+/// evaluate() and reset() then wait for their answers (the calling task suspends, its
+/// worker runs other tasks; a thread outside weft blocks). Not for concurrent use.
 class counter_set {
 public:
     counter_set();
@@ -72,24 +89,37 @@ public:
 
     std::size_t size() const noexcept;
     bool empty() const noexcept { return size() == 0; }
-    /// The instance names, in the order evaluate() returns them.
+    /// The instance names, in the order evaluate() returns them: per pattern of the query,
+    /// this locality's instances, then each other locality's in locality order.
     const std::vector<std::string>& names() const noexcept;
     /// The values over the interval since the set was made or last reset; with `reset`,
-    /// the next interval starts now. @throws weft::runtime_state_error without a runtime.
+    /// the next interval starts now. Other localities' values are read there, all at once,
+    /// while the calling task suspends (a thread outside weft blocks).
+    /// @throws weft::runtime_state_error without a runtime, or for a set made by a runtime
+    ///         that has stopped (also when it stops while the answers travel); what another
+    ///         locality threw (weft::error for a set it no longer keeps).
     std::vector<counter_value> evaluate(bool reset = false);
-    /// Starts a new interval now.
+    /// Starts a new interval now (on every locality the set spans, waiting for them).
+    /// @throws as evaluate()
     void reset();
 
     struct impl;
 
 private:
     friend counter_set query(const std::vector<std::string>& patterns);
+    friend detail::local_query detail::query_here(const std::vector<std::string>& patterns);
     std::unique_ptr<impl> impl_;
 };
 
-/// The instances matching `pattern` (wildcards allowed) in the running runtime.
-/// @throws weft::bad_counter_name for a malformed name or one that matches nothing
-///         (naming the closest valid names); weft::runtime_state_error without a runtime.
+/// The instances matching `pattern` (wildcards allowed) in the running runtime, on any
+/// locality (the localities it names make their part of the set; the calling task suspends
+/// meanwhile). @code
+/// auto set = weft::counters::query("/threads{locality#*/total}/count/cumulative");
+/// for (const auto& v : set.evaluate()) std::printf("%s %g\n", v.name.c_str(), v.value);
+/// @endcode
+/// @throws weft::bad_counter_name for a malformed name or one that matches nothing on any
+///         locality (naming the closest valid names; another locality's message when it is
+///         the one that refuses the name); weft::runtime_state_error without a runtime.
 counter_set query(std::string_view pattern);
 /// The instances matching any of the patterns, each once, in the order given.
 counter_set query(const std::vector<std::string>& patterns);
@@ -113,7 +143,9 @@ enum class format { text, csv, json };
 void evaluate_active(bool reset = false, std::string_view description = {});
 /// Starts a new interval for the active counters.
 void reset_active();
-/// Adds counters to the active set (same rules as query()).
+/// Adds counters to the active set (same rules as query(), but only this locality's
+/// instances are active here: in a distributed run each locality prints, or gathers at
+/// exit, its own).
 void add_active(std::string_view pattern);
 
 /// Whether task timing is on (--weft:counter-timing; on by default). Without it every

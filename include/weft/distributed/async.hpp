@@ -67,7 +67,8 @@ void run_posted(Tuple&& t) noexcept {
 /// Runs `Action`'s function with `args` on locality `target` and returns a future of its
 /// result. On this locality it is an ordinary task (arguments moved, not serialized);
 /// elsewhere the arguments travel in a parcel. An exception the function throws reaches
-/// the future: the standard exception types and weft's as themselves, any other as
+/// the future: the standard exception types and weft's (parcel.hpp's exception_kind) as
+/// themselves, any other as
 /// weft::remote_exception (type name, message, locality).
 /// @throws weft::runtime_state_error when no runtime runs; weft::error for an invalid
 ///         target or one that names no locality of this run.

@@ -3,6 +3,7 @@
 // action's exception travels back (issue #23).
 #pragma once
 
+#include <weft/counters/counters.hpp>
 #include <weft/distributed/serialization.hpp>
 #include <weft/lcos/channel.hpp>
 
@@ -212,6 +213,7 @@ enum class exception_kind : std::uint8_t {
     overflow_error, underflow_error, bad_alloc, exception,
     weft_error, runtime_state_error, bad_option, serialization_error, remote_exception, lco_error,
     channel_closed,
+    bad_counter_name,
     count
 };
 
@@ -235,6 +237,7 @@ inline exception_kind kind_of(const std::type_info& t) noexcept {
         {&typeid(weft::serialization_error), exception_kind::serialization_error},
         {&typeid(weft::lco_error), exception_kind::lco_error},
         {&typeid(weft::channel_closed), exception_kind::channel_closed},
+        {&typeid(weft::bad_counter_name), exception_kind::bad_counter_name},
     };
     for (const auto& [type, kind] : known)
         if (*type == t) return kind;
@@ -293,6 +296,7 @@ inline std::exception_ptr decode_exception(serialization::input_archive& in) {
         case exception_kind::lco_error:
             return std::make_exception_ptr(weft::lco_error(static_cast<std::errc>(code), message));
         case exception_kind::channel_closed: return std::make_exception_ptr(weft::channel_closed());
+        case exception_kind::bad_counter_name: return std::make_exception_ptr(weft::bad_counter_name(message));
         case exception_kind::exception:
         case exception_kind::other:
         case exception_kind::remote_exception:

@@ -47,6 +47,10 @@ std::string here_total(std::string_view object, std::string_view path) { return 
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
+// This locality's part of a query.
+wc::counter_set here(const std::vector<std::string>& patterns) { return wcd::query_here(patterns).set; }
+wc::counter_set here(const std::string& pattern) { return here(std::vector<std::string>{pattern}); }
+
 std::string error_of(const std::string& name) {
     try {
         (void)wc::query(name);
@@ -115,20 +119,22 @@ TEST_F(locality_test, names_carry_this_locality) {
     EXPECT_FALSE(contains(os.str(), "locality#0")) << os.str().substr(0, 300);
 }
 
+// query_here() (the active counters', the trace's and a remote query's part on each locality):
+// another locality's names are its to evaluate. query() asks it (remote_test.cpp).
 TEST_F(locality_test, another_localitys_names_resolve_to_nothing_here) {
     weft::runtime rt(config(2));
     pretend();
-    EXPECT_TRUE(wc::query(on(3, "threads", "total", "count/cumulative")).empty());
-    EXPECT_TRUE(wc::query(on(0, "threads", "total", "idle-rate")).empty());
+    EXPECT_TRUE(here(on(3, "threads", "total", "count/cumulative")).empty());
+    EXPECT_TRUE(here(on(0, "threads", "total", "idle-rate")).empty());
     // Another locality may have more workers than this one's two.
-    EXPECT_TRUE(wc::query(on(1, "threads", "worker-thread#7", "idle-rate")).empty());
-    EXPECT_TRUE(wc::query(on(3, "threads", "total", "count/*")).empty());
-    EXPECT_TRUE(wc::query("/arithmetics/divide@" + on(3, "parcels", "total", "count/sent") + "," +
+    EXPECT_TRUE(here(on(1, "threads", "worker-thread#7", "idle-rate")).empty());
+    EXPECT_TRUE(here(on(3, "threads", "total", "count/*")).empty());
+    EXPECT_TRUE(here("/arithmetics/divide@" + on(3, "parcels", "total", "count/sent") + "," +
                           on(3, "messages", "total", "count/sent"))
                     .empty());
     // Mixed with this locality's: only those.
     const wc::counter_set mixed =
-        wc::query({on(3, "threads", "total", "count/cumulative"), "/threads/count/cumulative"});
+        here({on(3, "threads", "total", "count/cumulative"), "/threads/count/cumulative"});
     EXPECT_EQ(mixed.names(), std::vector<std::string>{here_total("threads", "count/cumulative")});
     EXPECT_EQ(mixed.size(), 1u);
 
@@ -157,7 +163,7 @@ TEST_F(locality_test, a_locality_beyond_the_run_is_refused) {
     EXPECT_TRUE(contains(e, "locality#4")) << e;
     e = error_of("/threads{locality#x/total}/count/cumulative");
     EXPECT_TRUE(contains(e, "locality#L with a number L")) << e;
-    EXPECT_THROW((void)wc::query("/threads{locality#02/total}/count/cumulative"), weft::bad_counter_name);
+    EXPECT_THROW((void)here("/threads{locality#02/total}/count/cumulative"), weft::bad_counter_name);
     // A pattern over localities that do not exist.
     e = error_of("/threads{locality#9*/total}/count/cumulative");
     EXPECT_TRUE(contains(e, "matches no counter")) << e;
@@ -166,12 +172,12 @@ TEST_F(locality_test, a_locality_beyond_the_run_is_refused) {
 TEST_F(locality_test, a_wildcard_locality_gives_this_localitys_instances) {
     weft::runtime rt(config(2));
     pretend();
-    EXPECT_EQ(wc::query("/threads{locality#*/total}/count/cumulative").names(),
+    EXPECT_EQ(here("/threads{locality#*/total}/count/cumulative").names(),
               std::vector<std::string>{here_total("threads", "count/cumulative")});
-    EXPECT_EQ(wc::query("/threads{locality#?/worker-thread#*}/idle-rate").names(),
+    EXPECT_EQ(here("/threads{locality#?/worker-thread#*}/idle-rate").names(),
               (std::vector<std::string>{on(2, "threads", "worker-thread#0", "idle-rate"),
                                         on(2, "threads", "worker-thread#1", "idle-rate")}));
-    EXPECT_TRUE(wc::query("/threads{locality#*/worker-thread#9}/idle-rate").empty())
+    EXPECT_TRUE(here("/threads{locality#*/worker-thread#9}/idle-rate").empty())
         << "worker-thread#9 may exist on another locality";
     const std::string e = error_of("/threads{locality#*/total}/nope");
     EXPECT_TRUE(contains(e, "matches no counter")) << e;

@@ -41,6 +41,7 @@ int thrower(int which) {
         case 4: throw weft::error("weft's");
         case 5: throw weft::lco_error(std::errc::operation_not_permitted, "not the owner");
         case 7: throw weft::channel_closed();
+        case 8: throw weft::bad_counter_name("weft: counter 'x': no such counter");
         default: throw custom_error();
     }
 }
@@ -182,6 +183,8 @@ TEST(actions, standard_and_weft_exceptions_arrive_as_themselves) {
     }
     // A distributed channel's receiver learns it is closed as on one locality.
     EXPECT_EQ(thrown_as<weft::channel_closed>(remote_throw(7)), "weft::channel: the channel is closed");
+    // A counter name another locality could not resolve (a remote counter query).
+    EXPECT_EQ(thrown_as<weft::bad_counter_name>(remote_throw(8)), "weft: counter 'x': no such counter");
 }
 
 TEST(actions, other_exceptions_arrive_as_remote_exception_naming_type_and_locality) {

@@ -3,6 +3,7 @@
 // zero-copy (chunk) path; random nested values against the originals (model-based);
 // cereal-style user types (serialize member, free function, save/load); and the checks
 // the decoder makes on bad counts, flags, indices, chunks and left-over bytes.
+#include <weft/distributed/counters.hpp>
 #include <weft/distributed/serialization.hpp>
 
 #include <gtest/gtest.h>
@@ -458,3 +459,28 @@ TEST(serialization, errors_say_where) {
 }
 
 }  // namespace
+
+// A counter's value as a remote counter query brings it back (weft/distributed/counters.hpp).
+TEST(serialization, counter_values_round_trip) {
+    const std::vector<weft::counters::counter_value> sent{
+        {"/threads{locality#1/total}/idle-rate", "%", 12.5, true, "", 0.25},
+        {"/hardware{locality#1/total}/cycles", "cycles", 0, false, "no PMU in this VM", 1e-3}};
+    weft::serialization::output_archive out;
+    out(sent);
+    weft::serialization::input_archive in(out.bytes(), out.chunks());
+    std::vector<weft::counters::counter_value> got;
+    in(got);
+    in.finish();
+    ASSERT_EQ(got.size(), sent.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(got[i].name, sent[i].name);
+        EXPECT_EQ(got[i].unit, sent[i].unit);
+        EXPECT_EQ(got[i].value, sent[i].value);
+        EXPECT_EQ(got[i].available, sent[i].available);
+        EXPECT_EQ(got[i].reason, sent[i].reason);
+        EXPECT_EQ(got[i].interval_s, sent[i].interval_s);
+    }
+    // Truncated: an error, not a value.
+    weft::serialization::input_archive cut(std::span<const std::byte>(out.bytes()).first(out.bytes().size() - 3));
+    EXPECT_THROW(cut(got), weft::serialization_error);
+}

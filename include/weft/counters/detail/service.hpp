@@ -6,6 +6,7 @@
 
 #include <weft/counters/counters.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -19,8 +20,9 @@ namespace weft::counters::detail {
 
 /// This process's locality id and the number of localities (default 0 and 1). Called by the
 /// runtime before start_service; names then carry locality#here. A name of another locality
-/// (locality#k, here != k < count) is valid but resolves to nothing here: each locality
-/// evaluates its own instances. Requires here < count (checked: a failure aborts).
+/// (locality#k, here != k < count) is valid: query() reaches it through the remote source
+/// (set_remote_source), query_here() leaves it out (each locality evaluates its own
+/// instances). Requires here < count (checked: a failure aborts).
 void set_locality(std::uint32_t here, std::uint32_t count) noexcept;
 std::uint32_t locality_here() noexcept;
 std::uint32_t locality_count() noexcept;
@@ -35,6 +37,53 @@ struct network_stats {
 /// The function that reads them (nullptr: all zero), called from any thread that evaluates
 /// a /parcels, /data, /messages or /agas counter. Set before start_service, cleared after stop.
 void set_network_source(network_stats (*read)() noexcept) noexcept;
+
+/// This locality's part of a query: a counter_set of this locality's instances only (another
+/// locality's names denote nothing here), and how many of them each pattern gave, in order
+/// (a name an earlier pattern gave is not repeated). What the active counters, the trace and
+/// the remote side of another locality's query use; nothing here waits for another locality.
+/// @throws as query()
+struct local_query {
+    counter_set set;
+    std::vector<std::size_t> per_pattern;  ///< instances each pattern added to `set`
+    std::vector<std::size_t> matched;      ///< instances each pattern matched here, repeats included
+};
+local_query query_here(const std::vector<std::string>& patterns);
+
+/// A counter_set's part on another locality: that locality's handle for the set it keeps.
+struct remote_ref {
+    std::uint32_t locality = 0;
+    std::uint64_t handle = 0;
+};
+/// What a query asks of another locality: the patterns that may denote its instances.
+struct remote_request {
+    std::uint32_t locality = 0;
+    std::vector<std::string> patterns;
+};
+/// Its answer: the handle of the set it made (0: it has no instance for these patterns and
+/// keeps nothing) and the instance names, per pattern of the request, in evaluation order
+/// (a name an earlier pattern of the request gave is not repeated).
+struct remote_opened {
+    remote_ref ref;
+    std::vector<std::vector<std::string>> names;
+    std::vector<std::size_t> matched;  ///< per pattern, as local_query::matched
+};
+/// How the counters reach other localities, without depending on the layer that carries the
+/// messages (the distributed layer sets it while parcels flow; null otherwise). Each call
+/// sends its requests to every locality concurrently and returns once all have answered,
+/// suspending the calling task (or blocking a thread outside weft); results are in the
+/// order of the requests. An error of a locality (weft::bad_counter_name for a name it
+/// cannot resolve) is rethrown once every request is done, the first in request order;
+/// open() then closes what the others opened.
+struct remote_source {
+    std::vector<remote_opened> (*open)(const std::vector<remote_request>& requests);
+    std::vector<std::vector<counter_value>> (*evaluate)(const std::vector<remote_ref>& sets, bool reset);
+    void (*reset)(const std::vector<remote_ref>& sets);
+    /// Best effort, without waiting: the sets are forgotten on their localities.
+    void (*close)(const std::vector<remote_ref>& sets) noexcept;
+};
+/// Sets (or, with nullptr, clears) the remote source; `source` must outlive its use.
+void set_remote_source(const remote_source* source) noexcept;
 
 struct service_config {
     std::vector<std::string> print;  ///< --weft:print-counter patterns
