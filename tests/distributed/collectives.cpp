@@ -16,6 +16,8 @@
 #include <weft/distributed.hpp>
 #include <weft/weft.hpp>
 
+#include "check.hpp"
+
 #include <mpi.h>
 
 #include <cstdint>
@@ -28,29 +30,9 @@
 
 namespace {
 
-int failures = 0;
+using weft_test::failures;
 
-#define CHECK(cond)                                                                                               \
-    do {                                                                                                          \
-        if (!(cond)) {                                                                                            \
-            std::fprintf(stderr, "locality %u: check failed at line %d: %s\n", weft::get_locality_id(), __LINE__, \
-                         #cond);                                                                                  \
-            ++failures;                                                                                           \
-        }                                                                                                         \
-    } while (false)
-
-template <class E, class F>
-std::optional<std::string> thrown(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return std::string(e.what());
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "locality %u: unexpected exception %s: %s\n", weft::get_locality_id(), typeid(e).name(),
-                     e.what());
-    }
-    return std::nullopt;
-}
+using weft_test::thrown;
 
 namespace wc = weft::collectives;
 

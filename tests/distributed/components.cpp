@@ -15,6 +15,8 @@
 #include <weft/distributed.hpp>
 #include <weft/weft.hpp>
 
+#include "check.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -27,29 +29,9 @@
 
 namespace {
 
-int failures = 0;
+using weft_test::failures;
 
-#define CHECK(cond)                                                                                            \
-    do {                                                                                                       \
-        if (!(cond)) {                                                                                         \
-            std::fprintf(stderr, "locality %u: check failed at line %d: %s\n", weft::get_locality_id(), __LINE__, \
-                         #cond);                                                                               \
-            ++failures;                                                                                        \
-        }                                                                                                      \
-    } while (false)
-
-template <class E, class F>
-std::optional<std::string> thrown(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return std::string(e.what());
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "locality %u: unexpected exception %s: %s\n", weft::get_locality_id(), typeid(e).name(),
-                     e.what());
-    }
-    return std::nullopt;
-}
+using weft_test::thrown;
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool sanitized = true;

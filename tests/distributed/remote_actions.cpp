@@ -20,6 +20,8 @@
 #include <weft/distributed.hpp>
 #include <weft/weft.hpp>
 
+#include "check.hpp"
+
 #include <mpi.h>
 
 #include <atomic>
@@ -38,16 +40,7 @@
 
 namespace {
 
-int failures = 0;
-
-#define CHECK(cond)                                                                                       \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            std::fprintf(stderr, "locality %u: check failed at line %d: %s\n", weft::get_locality_id(), __LINE__, \
-                         #cond);                                                                          \
-            ++failures;                                                                                   \
-        }                                                                                                 \
-    } while (false)
+using weft_test::failures;
 
 template <class E, class F>
 std::optional<E> thrown(F&& f) {
