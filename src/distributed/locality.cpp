@@ -19,11 +19,16 @@
 #include <weft/sched/detail/suspend.hpp>
 #include <weft/sched/post.hpp>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <mutex>
 #include <thread>
 #include <tuple>
@@ -563,12 +568,34 @@ transport* running_transport() noexcept {
 
 // --- The runtime's hooks (detail/runtime_hooks.hpp) ----------------------------------
 
+namespace {
+
+/// --weft:keep-large-buffers: glibc gives freed blocks of 128 KiB and more back to the
+/// system (munmap, or trimming an arena's top), so the next message, collective or
+/// migration of that size page-faults a fresh buffer in; on this project's VMs those
+/// faults cost more than the copies (a 1 MiB parcel-path broadcast: 1.2 ms with them,
+/// 0.45 ms without: bench/RESULTS.md, "2026-11-28"). Fixed thresholds keep such blocks
+/// for reuse (mallopt also turns off glibc's sliding mmap threshold). A threshold set in
+/// GLIBC_TUNABLES is the user's choice and stays.
+void keep_large_buffers() noexcept {
+#if defined(__GLIBC__)
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    const std::string_view t = tunables != nullptr ? tunables : "";
+    if (t.find("glibc.malloc.mmap_threshold") == std::string_view::npos)
+        (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest (HEAP_MAX_SIZE / 2 on 64-bit)
+    if (t.find("glibc.malloc.trim_threshold") == std::string_view::npos) (void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
+}  // namespace
+
 launch_info launch(const launch_config& cfg) {
     locality_state& s = state();
     s.cfg = cfg;
     s.net = make_mpi_transport({cfg.coalesce_bytes, cfg.max_message});
     s.here = s.net ? s.net->here() : 0;
     s.count = s.net ? s.net->size() : 1;
+    if (s.count > 1 && cfg.keep_large_buffers) keep_large_buffers();
     counters::detail::set_network_source(&read_stats);
     return {s.here, s.count, s.net ? s.net->local_size() : 1};
 }

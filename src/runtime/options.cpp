@@ -211,6 +211,7 @@ constexpr option_spec options[] = {
     {"parcel-coalesce", "WEFT_PARCEL_COALESCE", true, "BYTES  parcels to one locality gather into one MPI message up to BYTES before it leaves (default 16K; 0 = a message per parcel)"},
     {"parcel-max-message", "WEFT_PARCEL_MAX_MESSAGE", true, "BYTES  longer MPI messages go in pieces of BYTES (default 1G; 4096 to 2147483647)"},
     {"zero-copy-threshold", "WEFT_ZERO_COPY_THRESHOLD", true, "BYTES  contiguous arguments this long travel as messages of their own, received in place (default 64K)"},
+    {"keep-large-buffers", "WEFT_KEEP_LARGE_BUFFERS", true, "on|off  with several localities, freed buffers up to 32M stay in the process for reuse, sparing their page faults (default on)"},
     {"print-topology", "WEFT_PRINT_TOPOLOGY", false, "      print the machine topology and worker placement"},
     {"deadlock-timeout", "WEFT_DEADLOCK_TIMEOUT", true, "MS  report a (possible) deadlock after MS ms of idle workers with tasks suspended (default 1000; 0 = never)"},
     {"on-deadlock", "WEFT_ON_DEADLOCK", true, "auto|wait|exit  after a deadlock report: exit with code 3 when it is certain (default), keep waiting, or exit"},
@@ -252,6 +253,7 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "zero-copy-threshold")
         cfg.zero_copy_threshold = parse_bytes(where, value, 1, std::size_t{1} << 40,
                                               "a byte count from 1 up, optionally with a K, M or G suffix (e.g. 64K)");
+    else if (name == "keep-large-buffers") cfg.keep_large_buffers = parse_flag(where, value);
     else if (name == "deadlock-timeout") cfg.deadlock_timeout_ms = parse_timeout(where, value);
     else if (name == "on-deadlock") cfg.on_deadlock = parse_on_deadlock(where, value);
     else if (name == "print-counter") {

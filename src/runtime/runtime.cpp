@@ -79,7 +79,8 @@ void runtime::start() {
     const topology& topo = cfg_.topology ? *cfg_.topology : topology::machine();
     // Under mpirun this process is one locality of several (MPI starts here).
     const distributed::detail::launch_info here =
-        distributed::detail::launch({cfg_.parcel_coalesce, cfg_.parcel_max_message, cfg_.zero_copy_threshold});
+        distributed::detail::launch(
+            {cfg_.parcel_coalesce, cfg_.parcel_max_message, cfg_.zero_copy_threshold, cfg_.keep_large_buffers});
     detail::scheduler_config sc;
     sc.threads = cfg_.threads != 0 ? cfg_.threads : topo.num_cores();
     // Several localities on this node share its cores.

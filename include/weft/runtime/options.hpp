@@ -79,6 +79,13 @@ struct runtime_config {
     /// elements) of at least this many bytes travel as messages of their own, received
     /// straight into their final storage.
     std::size_t zero_copy_threshold = 64 * 1024;
+    /// In a run of several localities: large freed buffers stay in the process for reuse
+    /// (glibc's mmap threshold raised to 32 MiB and its trim threshold to 256 MiB, unless
+    /// GLIBC_TUNABLES sets them) instead of going back to the system, which would
+    /// page-fault them in again on their next use: the fresh 1 MiB buffers of messages,
+    /// collectives and migrations cost more in faults than in copies here
+    /// (bench/RESULTS.md). Off: glibc's own policy.
+    bool keep_large_buffers = true;
     /// Print the machine topology and the worker placement at start.
     bool print_topology = false;
     /// How long every worker must stay idle, with no timer pending and tasks suspended,

@@ -304,6 +304,9 @@ TEST(options, counter_and_trace_options_are_read_and_removed) {
     EXPECT_EQ(parse({"prog", "--weft:print-counter-format=text"}).print_counter_format, "text");
     EXPECT_EQ(parse({"prog", "--weft:print-counter-interval=0"}).print_counter_interval_ms, 0u);
     EXPECT_EQ(parse({"prog", "--weft:print-counter-interval=3600000"}).print_counter_interval_ms, 3600000u);
+    EXPECT_TRUE(parse({"prog"}).keep_large_buffers);  // on by default
+    EXPECT_FALSE(parse({"prog", "--weft:keep-large-buffers=off"}).keep_large_buffers);
+    EXPECT_FALSE(parse({"prog"}, {{"WEFT_KEEP_LARGE_BUFFERS", "off"}}).keep_large_buffers);
     EXPECT_TRUE(parse({"prog"}).hand_off);  // on by default
     EXPECT_FALSE(parse({"prog", "--weft:hand-off=off"}).hand_off);
     EXPECT_TRUE(parse({"prog", "--weft:hand-off=off", "--weft:hand-off=on"}).hand_off);
@@ -352,6 +355,7 @@ TEST(options, bad_counter_option_values_name_the_option) {
     expect_error({"prog", "--weft:trace="}, "--weft:trace", "file name");
     expect_error({"prog", "--weft:counter-timing=maybe"}, "--weft:counter-timing", "on/off");
     expect_error({"prog", "--weft:hand-off=sometimes"}, "--weft:hand-off", "on/off");
+    expect_error({"prog", "--weft:keep-large-buffers=maybe"}, "--weft:keep-large-buffers", "on/off");
     expect_error({"prog", "--weft:print-counter"}, "--weft:print-counter", "needs a value");
     expect_error({"prog", "--weft:trace"}, "--weft:trace", "needs a value");
     expect_error({"prog", "--weft:reset-counters=1"}, "--weft:reset-counters", "takes no value");

@@ -14,6 +14,7 @@ struct launch_config {
     std::size_t coalesce_bytes = 16 * 1024;           ///< --weft:parcel-coalesce
     std::size_t max_message = std::size_t{1} << 30;   ///< --weft:parcel-max-message
     std::size_t zero_copy_threshold = 64 * 1024;      ///< --weft:zero-copy-threshold
+    bool keep_large_buffers = true;                   ///< --weft:keep-large-buffers
 };
 
 struct launch_info {
