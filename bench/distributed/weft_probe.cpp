@@ -17,6 +17,11 @@
 //                       migratable component living on locality 1 (resolved through the
 //                       cache or its home, pinned while it runs): against weft-u64, the
 //                       cost of calling an object rather than a locality
+//     impl=weft-channel (8 B only, issue #24) a ping-pong through two distributed
+//                       channels of std::uint64_t, "probe-ping" on locality 0 and
+//                       "probe-pong" on locality 1 (each receive is an action waiting at
+//                       the channel's locality): against weft-u64, the cost of a
+//                       distributed LCO
 //     impl=weft-migrate (64 KiB and up, issue #24) a component whose state is a
 //                       buffer<char> of that size migrates to locality 1 and back: one
 //                       "round trip" is two migrations (each: extract, install, record,
@@ -78,6 +83,20 @@ struct blob : weft::component<blob> {
     WEFT_COMPONENT_ACTION(blob, size, size_action);
 };
 WEFT_REGISTER_COMPONENT(blob);
+
+/// The far end of the channel ping-pong: echoes each value of channel "probe-ping" (on
+/// locality 0) on its own channel "probe-pong" until it receives the stop value; `made`
+/// is set once "probe-pong" exists. Returns how many it echoed.
+std::uint64_t channel_echo(weft::id_type made) {
+    namespace wd = weft::distributed;
+    auto pong = wd::channel<std::uint64_t>::create("probe-pong");
+    weft::set_lco_value(made);
+    auto ping = wd::channel<std::uint64_t>::connect("probe-ping");
+    std::uint64_t echoed = 0;
+    for (std::uint64_t v = ping.receive(); v != ~std::uint64_t{0}; v = ping.receive(), ++echoed) pong.send(v);
+    return echoed;
+}
+WEFT_PLAIN_ACTION(channel_echo, channel_echo_action);
 
 namespace {
 std::atomic<std::uint64_t> received{0};
@@ -147,6 +166,24 @@ int latency(pd::probe_options const& o) {
                     ++wrong;
             });
             weft::destroy(p).get();
+            // Distributed channels (issue #24): ping lives here, pong on the peer; a round
+            // trip is a send here, the peer's pending receive answered, its send there,
+            // and this locality's pending receive answered.
+            namespace wd = weft::distributed;
+            auto ping_channel = wd::channel<std::uint64_t>::create("probe-ping");
+            wd::promise<void> made;
+            weft::future<void> pong_made = made.get_future();
+            weft::future<std::uint64_t> echoed = weft::async(channel_echo_action{}, peer, made.get_id());
+            pong_made.get();
+            auto pong_channel = wd::channel<std::uint64_t>::connect("probe-pong");
+            std::uint64_t sent = 0;
+            measure_latency(o, size, "weft-channel", [&](unsigned i) {
+                ping_channel.send(i);
+                ++sent;
+                if (pong_channel.receive() != i) ++wrong;
+            });
+            ping_channel.send(~std::uint64_t{0});
+            if (echoed.get() != sent) ++wrong;
         }
         if (size >= 64 * 1024) {
             weft::id_type const b = weft::new_<blob>(weft::find_here(), size).get();
