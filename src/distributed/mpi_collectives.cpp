@@ -125,12 +125,16 @@ tree* tree_of(mpi_call* c) noexcept {
         t->root = c->what == kind::reduce ? static_cast<int>(c->root) : 0;
         t->v = (rank - t->root + p) % p;
         t->tag = static_cast<int>(c->sequence % 32767);
+        // Its children in the reduce: v + m for each m below v's lowest set bit.
+        int children = 0;
+        for (int m = 1; m < p && (t->v & m) == 0; m <<= 1) children += t->v + m < p ? 1 : 0;
         if (c->recv != nullptr) {
             t->acc = static_cast<std::byte*>(c->recv);
-        } else if (t->v + 1 < p && (t->v & 1) == 0) {  // a reduce's inner node: a buffer of its own
+        } else if (children > 0) {  // a reduce's inner node: a buffer of its own
             t->own.resize(bytes);
             t->acc = t->own.data();
         }
+        if (children > 1) t->in.resize(bytes);  // the second child's part on (all buffers made here)
     } catch (...) {
         // No memory: MPI_Ireduce needs none of ours. Every member must take the same
         // algorithm, so this ends the program as an MPI error would.
@@ -190,12 +194,7 @@ void post_step(mpi_call* c, tree& t, MPI_Request* r) noexcept {
         return;
     case tree::step::reduce_receive: {
         // The first child's part lands in `acc`, the later ones' in `in`.
-        void* into = t.acc;
-        if (t.folded) {
-            const std::size_t bytes = c->count * element_size(c->type);
-            if (t.in.size() < bytes) t.in.resize(bytes);  // no memory: ends the program (noexcept)
-            into = t.in.data();
-        }
+        void* into = t.folded ? t.in.data() : t.acc;
         check("MPI_Irecv", MPI_Irecv(into, n, type, t.rank_of(t.v + t.mask), t.tag, comm, r));
         return;
     }
