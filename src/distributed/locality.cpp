@@ -261,7 +261,7 @@ void run_component_call(frame* f, const parcel_view v, const action_entry* actio
 }
 
 void run_call(frame* f, const parcel_view v, const action_entry* action) {
-    net().backlog.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a bound on probing (transport.hpp)
+    net().backlog.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a bound on receiving (transport.hpp)
     if (v.header.kind == parcel_kind::component_call) run_component_call(f, v, action);
     else run_plain_call(f, v, action);
 }
@@ -403,7 +403,7 @@ void deliver(frame* f, std::span<const parcel_view> parcels) {
         ++calls;
     }
     if (calls == 0) return;
-    // relaxed: a bound on probing (transport.hpp).
+    // relaxed: a bound on receiving (transport.hpp).
     net().backlog.fetch_add(static_cast<std::int64_t>(calls), std::memory_order_relaxed);
     if (calls == 1) {
         const parcel_view v = *first_call;
@@ -612,7 +612,11 @@ void start(unsigned workers, unsigned cores) {
         // More workers than cores: this process's workers on the cores it may use (mpirun
         // may have bound it to one), or all the node's localities' on the node's cores.
         const std::uint64_t node_cpus = std::max(1u, std::thread::hardware_concurrency());
-        s.net->set_oversubscribed(workers > cores || std::uint64_t{s.net->local_size()} * workers > node_cpus);
+        const bool oversubscribed = workers > cores || std::uint64_t{s.net->local_size()} * workers > node_cpus;
+        s.net->set_oversubscribed(oversubscribed);
+        // A task waiting for an answer polls the transport itself (sched/detail/suspend.hpp,
+        // poll_while_waiting), unless another process needs this core.
+        ext::set_waiting_tasks_poll(!oversubscribed);
     }
     s.running.store(true, std::memory_order_release);  // release: pairs with require_running
     remote_counters_start();

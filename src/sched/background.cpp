@@ -144,6 +144,37 @@ void scheduler::stop_polling(worker* w) noexcept {
     }
 }
 
+bool scheduler::nothing_else_to_run(const worker* w) const noexcept {
+    return w->pinned.empty() && w->pinned_inbox.empty() && policy_->queue_state_of(w->index).length == 0 &&
+           policy_->shared_queue_length() == 0;
+}
+
+bool poll_while_waiting(bool (*ready)(const void*) noexcept, const void* arg) noexcept {
+    worker* w = current_worker();
+    if (w == nullptr || w->current_task == nullptr || tl_running_slot != nullptr || w->on_suspend.fn != nullptr)
+        return false;
+    scheduler* s = w->sched;
+    background_registry& bg = s->background();
+    if (!bg.outstanding() || !bg.waiters_poll() || s->oversubscribed() || s->stopping()) return false;
+    // The clock is read first after 64 polls (a reply from another locality mostly comes
+    // sooner; a read costs about a quarter of a poll), then every 64.
+    // Tasks for this worker come from the polls themselves (a message's calls) or, less
+    // often, from other threads: its queues are looked at after a poll that did something
+    // and every 16 polls (the look costs about half an empty poll).
+    if (!s->nothing_else_to_run(w)) return false;
+    std::chrono::steady_clock::time_point until{};
+    for (unsigned round = 1;; ++round) {
+        const bool did = bg.run(w->index);
+        if (ready(arg)) return true;
+        if ((did || round % 16 == 0) && !s->nothing_else_to_run(w)) return false;
+        if (round % 64 == 0) {
+            const auto now = std::chrono::steady_clock::now();
+            if (round == 64) until = now + poll_wait_budget;
+            else if (now >= until) return false;
+        }
+    }
+}
+
 void scheduler::background_started(ext::background_work_id id) noexcept {
     if (background_.add_outstanding(id, 1) == 0) {
         // Nothing was outstanding: every worker may be parked; one must poll now.
@@ -193,6 +224,17 @@ void background_work_finished(background_work_id id) noexcept {
     }
     const outside_entry entry(false);
     if (entry.sched != nullptr) (void)entry.sched->background().add_outstanding(id, -1);
+}
+
+void set_waiting_tasks_poll(bool on) {
+    using namespace weft::detail;
+    if (worker* w = current_worker()) {
+        w->sched->background().set_waiters_poll(on);
+        return;
+    }
+    const outside_entry entry(false);
+    if (entry.sched == nullptr) throw_no_runtime("cannot set whether waiting tasks poll");
+    entry.sched->background().set_waiters_poll(on);
 }
 
 bool background_caller_idle() noexcept {

@@ -40,6 +40,13 @@ public:
     bool claim_poller(unsigned index) noexcept;
     /// Worker `index` stops being the poller (it found a task, or nothing is outstanding).
     void release_poller(unsigned index) noexcept;
+    /// Tasks waiting on a future may poll (ext::set_waiting_tasks_poll).
+    bool waiters_poll() const noexcept {
+        return waiters_poll_.load(std::memory_order_relaxed);  // relaxed: a setting, read each wait
+    }
+    void set_waiters_poll(bool on) noexcept {
+        waiters_poll_.store(on, std::memory_order_relaxed);  // relaxed: as above
+    }
 
 private:
     struct slot {
@@ -62,6 +69,7 @@ private:
     std::atomic<std::uint32_t> period_{empty_period};
     std::atomic<std::int64_t> outstanding_{0};
     std::atomic<unsigned> poller_{no_poller};
+    std::atomic<bool> waiters_poll_{true};
 };
 
 }  // namespace weft::detail

@@ -234,6 +234,9 @@ public:
     bool keep_polling(worker* w) noexcept;
     /// The polling worker found a task: another idle one takes over the polling.
     void stop_polling(worker* w) noexcept;
+    /// Nothing queued that worker `w` would run next (its pinned tasks, its policy queue,
+    /// the shared queue): approximate, a hint for poll_while_waiting.
+    bool nothing_else_to_run(const worker* w) const noexcept;
     /// One more thing outstanding for background work `id` (wakes a worker to poll).
     void background_started(ext::background_work_id id) noexcept;
 

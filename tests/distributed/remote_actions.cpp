@@ -4,6 +4,7 @@
 //
 //   remote_actions all        values, exceptions, post, 10^5 calls in flight, a call
 //                             waiting for a later call of its message, large vectors,
+//                             messages around the transport's size thresholds,
 //                             a random cascade across localities, targets
 //   remote_actions in-flight  main returns at once with chains of posted actions still
 //                             hopping between localities: each locality checks, after
@@ -335,6 +336,30 @@ void check_large(const std::vector<weft::id_type>& all) {
     for (const weft::id_type& loc : all) CHECK(weft::async(sum_of_action{}, loc, vs).get() == expect);
 }
 
+/// Messages around the sizes the transport treats differently (issue #23): the posted
+/// receives' size (8 KiB with --weft:parcel-coalesce=0, 20 KiB by default, 64 KiB at
+/// most), over which a message travels as a large-message parcel and a body, and the
+/// 64 KiB zero-copy threshold. Each one alone, then all in flight at once (their parcels
+/// gather into messages of other sizes still).
+void check_message_sizes(const std::vector<weft::id_type>& all) {
+    std::vector<std::size_t> sizes;
+    for (std::size_t bytes : {std::size_t{8} * 1024, std::size_t{20} * 1024, std::size_t{64} * 1024})
+        for (std::size_t n = bytes / 8 - 16; n <= bytes / 8 + 8; ++n) sizes.push_back(n);
+    auto vector_of = [](std::size_t n) {
+        std::vector<double> v(n);
+        for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>((i * 31 + n) % 1009);
+        return v;
+    };
+    for (const weft::id_type& loc : all)
+        for (std::size_t n : sizes) CHECK(weft::async(echo_action{}, loc, vector_of(n)).get() == vector_of(n));
+    std::vector<weft::future<std::vector<double>>> fs;
+    for (const weft::id_type& loc : all)
+        for (std::size_t n : sizes) fs.push_back(weft::async(echo_action{}, loc, vector_of(n)));
+    std::size_t k = 0;
+    for (std::size_t l = 0; l < all.size(); ++l)
+        for (std::size_t n : sizes) CHECK(fs[k++].get() == vector_of(n));
+}
+
 void check_cascade() {
     for (std::uint64_t seed : {1ull, 7ull, 12345ull}) {
         const std::uint64_t got = weft::async(cascade_action{}, weft::find_here(), 9, seed).get();
@@ -364,6 +389,7 @@ int run_all() {
     check_flood(all);
     check_waits_in_one_message(all);
     check_large(all);
+    check_message_sizes(all);
     check_cascade();
     check_posts(all);
     return failures;

@@ -13,7 +13,8 @@ namespace weft::ext {
 /// it did something (found a message, spawned a task), false if there was nothing to do.
 /// Called concurrently by several workers: it must be thread-safe (a try-lock around a
 /// poll that only one thread may make is the usual shape), must not block, and must not
-/// suspend (it runs on the loop, not in a task). Exceptions are not allowed (noexcept).
+/// suspend (it runs on the loop, or in a task that waits on a future: see
+/// set_waiting_tasks_poll). Exceptions are not allowed (noexcept).
 using background_fn = bool (*)(void* arg, unsigned worker) noexcept;
 
 /// Identifies registered background work.
@@ -40,6 +41,14 @@ void background_work_started(background_work_id id) noexcept;
 /// One outstanding thing of `id` completed.
 void background_work_finished(background_work_id id) noexcept;
 
+/// Whether a task that waits on a future that is not ready polls outstanding background
+/// work itself while its worker has nothing else to run, before it suspends (about
+/// 50 us at most; see weft::detail::poll_while_waiting). On by default; never when the
+/// runtime has more workers than processing units. A layer that knows the node is
+/// oversubscribed in another way (several processes on one node's cores: the
+/// distributed layer) turns it off, so that a waiting task gives its core away.
+/// @throws weft::runtime_state_error when no runtime is running.
+void set_waiting_tasks_poll(bool on);
 /// Inside a background function: true if the calling worker found no task this round
 /// (an idle poll, which may take its time or nap), false in a busy worker's periodic
 /// call (which should return quickly) or outside a worker.

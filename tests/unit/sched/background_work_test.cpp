@@ -5,12 +5,15 @@
 #include "support/wait_until.hpp"
 
 #include <weft/ext/background_work.hpp>
+#include <weft/sched/detail/suspend.hpp>
 #include <weft/weft.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -105,6 +108,109 @@ TEST_P(background_work, outstanding_work_keeps_a_worker_polling) {
     }
 }
 
+// A task about to suspend on a future that is not ready polls outstanding background work
+// itself while its worker has nothing else to run (weft::detail::poll_while_waiting): the
+// distributed layer's remote calls get their answers without a suspension and a
+// resumption. The work answers after 50 calls made by the waiting task itself; a fallback
+// after 5 s answers anyway, so that a waiter that does not poll fails instead of hanging.
+struct answer_work {
+    std::atomic<weft::detail::task*> waiter{nullptr};
+    std::atomic<std::uint64_t> waiter_calls{0};
+    std::atomic<bool> answered{false};
+    std::atomic<bool> answered_by_waiter{false};
+    std::chrono::steady_clock::time_point since{};
+    std::chrono::milliseconds fallback{5000};
+    weft::promise<int> answer;
+
+    static bool poll(void* arg, unsigned) noexcept {
+        auto* self = static_cast<answer_work*>(arg);
+        weft::detail::task* w = self->waiter.load();
+        if (w == nullptr || self->answered.load()) return false;
+        const bool by_waiter = weft::detail::current_task() == w;
+        const std::uint64_t n = by_waiter ? self->waiter_calls.fetch_add(1) + 1 : self->waiter_calls.load();
+        if (n < 50 && std::chrono::steady_clock::now() - self->since < self->fallback) return false;
+        if (self->answered.exchange(true)) return false;
+        self->answered_by_waiter.store(by_waiter);
+        self->answer.set_value(7);
+        return true;
+    }
+};
+
+TEST_P(background_work, a_waiting_task_polls_outstanding_work_itself) {
+    if (GetParam().threads > std::max(1u, std::thread::hardware_concurrency()))
+        GTEST_SKIP() << "oversubscribed: a waiting task gives its core away instead of polling";
+    answer_work work;
+    work.since = std::chrono::steady_clock::now();
+    auto f = work.answer.get_future();
+    const auto id = weft::ext::add_background_work(&answer_work::poll, &work);
+    weft::ext::background_work_started(id);
+    const int got = in_task([&] {
+        work.waiter.store(weft::detail::current_task());
+        return f.get();
+    });
+    weft::ext::background_work_finished(id);
+    weft::ext::remove_background_work(id);
+    EXPECT_EQ(got, 7);
+    EXPECT_TRUE(work.answered_by_waiter.load());
+    EXPECT_GE(work.waiter_calls.load(), 50u);
+}
+
+TEST_P(background_work, waiting_tasks_do_not_poll_when_turned_off) {
+    weft::ext::set_waiting_tasks_poll(false);
+    answer_work work;
+    work.since = std::chrono::steady_clock::now();
+    work.fallback = std::chrono::milliseconds(20);  // the loop's poller answers then
+    auto f = work.answer.get_future();
+    const auto id = weft::ext::add_background_work(&answer_work::poll, &work);
+    weft::ext::background_work_started(id);
+    const int got = in_task([&] {
+        work.waiter.store(weft::detail::current_task());
+        return f.get();
+    });
+    weft::ext::background_work_finished(id);
+    weft::ext::remove_background_work(id);
+    weft::ext::set_waiting_tasks_poll(true);
+    EXPECT_EQ(got, 7);
+    EXPECT_FALSE(work.answered_by_waiter.load());
+    EXPECT_EQ(work.waiter_calls.load(), 0u);
+}
+
+TEST_P(background_work, a_waiting_task_with_work_queued_suspends_instead_of_polling) {
+    // The posted task that answers sits in the waiter's own queue: polling would keep it
+    // from running (with one worker, until the poll budget ran out). With more workers
+    // another may take it at once, and the waiter may then poll: nothing to check but
+    // the answer.
+    struct watch {
+        std::atomic<weft::detail::task*> waiter{nullptr};
+        std::atomic<std::uint64_t> waiter_calls{0};
+        static bool poll(void* arg, unsigned) noexcept {
+            auto* self = static_cast<watch*>(arg);
+            if (weft::detail::task* w = self->waiter.load(); w != nullptr && weft::detail::current_task() == w)
+                self->waiter_calls.fetch_add(1);
+            return false;
+        }
+    } work;
+    const auto id = weft::ext::add_background_work(&watch::poll, &work);
+    weft::ext::background_work_started(id);
+    for (int round = 0; round < 100; ++round) {
+        const int got = in_task([&] {
+            work.waiter.store(weft::detail::current_task());
+            weft::promise<int> p;
+            auto f = p.get_future();
+            weft::post([&p, round] { p.set_value(round); });
+            const int v = f.get();
+            work.waiter.store(nullptr);
+            return v;
+        });
+        EXPECT_EQ(got, round);
+    }
+    weft::ext::background_work_finished(id);
+    weft::ext::remove_background_work(id);
+    if (single_worker()) {
+        EXPECT_EQ(work.waiter_calls.load(), 0u);
+    }
+}
+
 TEST_P(background_work, work_can_remove_itself) {
     struct self_removing {
         weft::ext::background_work_id id = 0;
@@ -157,6 +263,7 @@ WEFT_INSTANTIATE_FOR_ALL_POLICIES(background_work);
 TEST(background_work_without_runtime, add_throws_and_the_rest_are_no_ops) {
     counter_work work;
     EXPECT_THROW(weft::ext::add_background_work(&counter_work::poll, &work), weft::runtime_state_error);
+    EXPECT_THROW(weft::ext::set_waiting_tasks_poll(false), weft::runtime_state_error);
     weft::ext::remove_background_work(1);
     weft::ext::background_work_started(1);
     weft::ext::background_work_finished(1);

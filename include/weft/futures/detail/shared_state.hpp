@@ -84,6 +84,9 @@ public:
             }
             if (try_run_inline(producer_) && is_ready()) return;
         }
+        if (poll_while_waiting([](const void* me) noexcept { return static_cast<const shared_state_base*>(me)->is_ready(); },
+                               this))
+            return;
         // For the deadlock report: the producing task (async) set its id at spawn, before
         // its future existed.
         wait_until_notified([this](waiter& w) { return add_waiter(w); },
