@@ -14,12 +14,16 @@
 #include <mutex>
 #include <span>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace weft::distributed::detail {
 
-/// The promises of the remote calls this locality waits for, by continuation id.
+/// The promises of the remote calls this locality waits for, by continuation id. An id
+/// is a slot's index + 1 (low 32 bits) and the slot's use count (high 32 bits): slots are
+/// reused through a free list (no allocation per call once the table has grown to the
+/// calls in flight), and an answer for a call that finished, or a forged one, names a use
+/// that is over and finds nothing.
 class continuation_table {
 public:
     continuation_table() = default;
@@ -33,9 +37,18 @@ public:
         auto e = std::make_unique<typed_entry<T>>();
         weft::future<T> f = e->p.get_future();
         const std::lock_guard lock(mutex_);
-        const std::uint64_t id = next_++;
-        waiting_.emplace(id, std::move(e));
-        return {id, std::move(f)};
+        std::uint32_t index = free_;
+        if (index == no_slot) {
+            index = static_cast<std::uint32_t>(slots_.size());
+            slots_.emplace_back();
+        } else {
+            free_ = slots_[index].next_free;
+        }
+        slot& s = slots_[index];
+        s.e = std::move(e);
+        ++s.uses;
+        ++waiting_;
+        return {(std::uint64_t{s.uses} << 32) | (std::uint64_t{index} + 1), std::move(f)};
     }
 
     /// Completes `id` with the value encoded in `payload`. False (nothing changed, the
@@ -64,18 +77,24 @@ public:
     /// Calls still waiting for an answer.
     std::size_t waiting() const {
         const std::lock_guard lock(mutex_);
-        return waiting_.size();
+        return waiting_;
     }
 
     /// Fails every call still waiting with `x` (a locality that died, a runtime that
     /// stops): no caller is left waiting for ever.
     void fail_all(const std::exception_ptr& x) {
-        std::unordered_map<std::uint64_t, std::unique_ptr<entry>> all;
+        std::vector<std::unique_ptr<entry>> all;
         {
             const std::lock_guard lock(mutex_);
-            all.swap(waiting_);
+            for (std::uint32_t i = 0; i < slots_.size(); ++i)
+                if (slots_[i].e) {
+                    all.push_back(std::move(slots_[i].e));
+                    slots_[i].next_free = free_;
+                    free_ = i;
+                }
+            waiting_ = 0;
         }
-        for (auto& [id, e] : all) e->fail(x);
+        for (auto& e : all) e->fail(x);
     }
 
 private:
@@ -106,17 +125,31 @@ private:
     };
 
     std::unique_ptr<entry> take(std::uint64_t id) {
+        const std::uint64_t low = id & 0xffff'ffffu;
+        if (low == 0) return nullptr;
+        const auto index = static_cast<std::uint32_t>(low - 1);
         const std::lock_guard lock(mutex_);
-        const auto it = waiting_.find(id);
-        if (it == waiting_.end()) return nullptr;
-        std::unique_ptr<entry> e = std::move(it->second);
-        waiting_.erase(it);
+        if (index >= slots_.size()) return nullptr;
+        slot& s = slots_[index];
+        if (!s.e || s.uses != static_cast<std::uint32_t>(id >> 32)) return nullptr;
+        std::unique_ptr<entry> e = std::move(s.e);
+        s.next_free = free_;
+        free_ = index;
+        --waiting_;
         return e;
     }
 
+    static constexpr std::uint32_t no_slot = ~std::uint32_t{0};
+    struct slot {
+        std::unique_ptr<entry> e;  ///< null: free
+        std::uint32_t uses = 0;    ///< the id's high half (wraps after 2^32 uses of one slot)
+        std::uint32_t next_free = no_slot;
+    };
+
     mutable std::mutex mutex_;
-    std::unordered_map<std::uint64_t, std::unique_ptr<entry>> waiting_;
-    std::uint64_t next_ = 1;
+    std::vector<slot> slots_;
+    std::uint32_t free_ = no_slot;
+    std::size_t waiting_ = 0;
 };
 
 }  // namespace weft::distributed::detail

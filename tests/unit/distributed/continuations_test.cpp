@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -48,6 +50,61 @@ TEST(continuations, unknown_and_duplicate_ids_are_refused) {
     EXPECT_FALSE(t.complete(a, ws::to_bytes(2)));  // a second answer for the same call
     EXPECT_FALSE(t.fail(a, std::make_exception_ptr(std::runtime_error("late"))));
     EXPECT_EQ(fa.get(), 1);
+}
+
+TEST(continuations, a_reused_slot_refuses_the_answer_of_its_earlier_call) {
+    wd::continuation_table t;
+    auto [a, fa] = t.add<int>();
+    EXPECT_TRUE(t.complete(a, ws::to_bytes(1)));
+    auto [b, fb] = t.add<int>();  // the same slot, its next use
+    EXPECT_NE(a, b);
+    EXPECT_EQ(a & 0xffffffffu, b & 0xffffffffu);
+    EXPECT_FALSE(t.complete(a, ws::to_bytes(2)));  // a late duplicate of the first answer
+    EXPECT_FALSE(t.complete(b + (std::uint64_t{1} << 32), ws::to_bytes(3)));  // a use still to come
+    EXPECT_TRUE(t.complete(b, ws::to_bytes(4)));
+    EXPECT_EQ(fa.get(), 1);
+    EXPECT_EQ(fb.get(), 4);
+}
+
+// The table against a map of the calls in flight (the oracle), under a random mix of
+// adds, answers for live and finished ids, forged ids and fail_all.
+TEST(continuations, model_based_against_a_map) {
+    weft::runtime rt(weft::runtime_config{});
+    wd::continuation_table t;
+    std::map<std::uint64_t, std::pair<weft::future<int>, int>> live;  // id -> future, value sent
+    std::vector<std::uint64_t> finished;
+    std::mt19937_64 rng(12345);
+    int value = 0;
+    for (int step = 0; step < 20'000; ++step) {
+        const unsigned op = static_cast<unsigned>(rng() % 100);
+        if (op < 45 || live.empty()) {
+            auto [id, f] = t.add<int>();
+            ASSERT_NE(id, 0u);
+            ASSERT_EQ(live.count(id), 0u) << "an id in use handed out again";
+            live.emplace(id, std::make_pair(std::move(f), 0));
+        } else if (op < 90) {
+            auto it = live.begin();
+            std::advance(it, static_cast<long>(rng() % live.size()));
+            ++value;
+            ASSERT_TRUE(t.complete(it->first, ws::to_bytes(value)));
+            ASSERT_EQ(it->second.first.get(), value);
+            finished.push_back(it->first);
+            live.erase(it);
+        } else if (op < 97) {
+            if (!finished.empty()) {
+                ASSERT_FALSE(t.complete(finished[rng() % finished.size()], ws::to_bytes(0)));
+            }
+            ASSERT_FALSE(t.complete(rng() | (std::uint64_t{1} << 63), ws::to_bytes(0)));  // forged
+        } else if (op < 98) {
+            t.fail_all(std::make_exception_ptr(weft::error("stopped")));
+            for (auto& [id, call] : live) {
+                EXPECT_THROW(call.first.get(), weft::error);
+                finished.push_back(id);
+            }
+            live.clear();
+        }
+        ASSERT_EQ(t.waiting(), live.size());
+    }
 }
 
 TEST(continuations, a_payload_of_the_wrong_shape_reaches_the_future_as_serialization_error) {
