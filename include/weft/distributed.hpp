@@ -1,5 +1,6 @@
 // weft's distributed layer (issues #23, #24): localities, actions, remote futures,
-// components and their global ids, distributed promises, collectives. The same program
+// components and their global ids, distributed promises, collectives, partitioned_vector
+// and its segmented algorithms (issue #25). The same program
 // runs as one locality, or as one locality per MPI rank under mpirun; see the README's
 // "Running on several localities" and docs/distributed.md.
 #pragma once
@@ -12,4 +13,6 @@
 #include <weft/distributed/lcos.hpp>
 #include <weft/distributed/locality.hpp>
 #include <weft/distributed/parcel.hpp>
+#include <weft/distributed/partitioned_vector.hpp>
+#include <weft/distributed/segmented_algorithms.hpp>
 #include <weft/distributed/serialization.hpp>
