@@ -11,16 +11,19 @@
 //   phase s   with to = (r + s) % R and from = (r - s) % R: MPI_Irecv a bo x bo block
 //             from `from` into a work buffer, transpose (tile by tile) the block of A in
 //             `to`'s columns into a second work buffer, MPI_Isend it to `to`, wait for
-//             both, and add the received block into B's columns [from*bo, (from+1)*bo);
-// and then A(i, j) += 1 over the rank's rows, as PRK increments A after its phases. The
+//             both, and add the received block into B's columns [from*bo, (from+1)*bo).
+// Every element of A lies in exactly one of those blocks, and A(i, j) += 1 is done in the
+// same loop that reads it (the diagonal transpose or the packing), as PRK does. (PRK's
+// phases go the other way round the ranks, to (r - s) % R; the pairs are the same.) The
 // tiles (--tile, the last ones partial) cut the bo x bo blocks as PRK's local transposes
 // do. --order must be a multiple of the rank count; otherwise rank 0 says so and every
 // rank ends with status 2, as PRK refuses such an order.
 //
 // Timing follows common.hpp's run(): one warm-up iteration and --iterations measured
 // ones, each timed on its own as MPI_Barrier, MPI_Wtime, the iteration, MPI_Barrier,
-// MPI_Wtime on rank 0 (the slowest rank's time; PRK times the whole loop between two
-// barriers instead). Then PRK's check: each rank sums |B - expected| over its rows
+// MPI_Wtime on rank 0 (the slowest rank's time). PRK instead times the whole loop once,
+// from a barrier after its warm-up to each rank's end, and takes the maximum over ranks;
+// the barrier per iteration here is what gives common.hpp's best, average and worst. Then PRK's check: each rank sums |B - expected| over its rows
 // (common.hpp's abs_error_rows), MPI_Reduce adds the sums on rank 0, which applies
 // common.hpp's check (a failure ends rank 0 with status 1, and mpirun then ends the job)
 // and prints its result line with impl=mpi, workers=<ranks>. --workers, if given, must
@@ -47,9 +50,9 @@ namespace {
 namespace tr = weft::bench::transpose;
 namespace wm = weft::bench::mpi;
 
-/// dst(jj, ii) = src(ii, jj) (or +=, with `accumulate`) for a bo x bo block, tile by tile;
-/// src's rows are `src_stride` apart, dst's `dst_stride`.
-void transpose_block(const double* src, std::size_t src_stride, double* dst, std::size_t dst_stride,
+/// dst(jj, ii) = src(ii, jj) (or +=, with `accumulate`) and then src(ii, jj) += 1, for a
+/// bo x bo block of A, tile by tile; src's rows are `src_stride` apart, dst's `dst_stride`.
+void transpose_block(double* src, std::size_t src_stride, double* dst, std::size_t dst_stride,
                      std::size_t bo, std::size_t tile, bool accumulate) noexcept {
     for (std::size_t it = 0; it < bo; it += tile) {
         const std::size_t i1 = std::min(bo, it + tile);
@@ -57,10 +60,16 @@ void transpose_block(const double* src, std::size_t src_stride, double* dst, std
             const std::size_t j1 = std::min(bo, jt + tile);
             if (accumulate) {
                 for (std::size_t i = it; i < i1; ++i)
-                    for (std::size_t j = jt; j < j1; ++j) dst[j * dst_stride + i] += src[i * src_stride + j];
+                    for (std::size_t j = jt; j < j1; ++j) {
+                        dst[j * dst_stride + i] += src[i * src_stride + j];
+                        src[i * src_stride + j] += 1.0;
+                    }
             } else {
                 for (std::size_t i = it; i < i1; ++i)
-                    for (std::size_t j = jt; j < j1; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
+                    for (std::size_t j = jt; j < j1; ++j) {
+                        dst[j * dst_stride + i] = src[i * src_stride + j];
+                        src[i * src_stride + j] += 1.0;
+                    }
             }
         }
     }
@@ -94,8 +103,8 @@ public:
             }
     }
 
-    /// One iteration: B(j, i) += A(i, j) over this rank's rows of B, then A(i, j) += 1
-    /// over its rows of A (collective; no barrier).
+    /// One iteration: B(j, i) += A(i, j) over this rank's rows of B and A(i, j) += 1 over
+    /// its rows of A (collective; no barrier).
     void iterate() {
         const std::size_t order = p_.order;
         const std::size_t r = static_cast<std::size_t>(rank_);
@@ -115,7 +124,6 @@ public:
             for (std::size_t jj = 0; jj < bo_; ++jj)
                 for (std::size_t ii = 0; ii < bo_; ++ii) cols[jj * order + ii] += in[jj * bo_ + ii];
         }
-        for (std::size_t k = 0; k < bo_ * order; ++k) a[k] += 1.0;
     }
 
 private:
