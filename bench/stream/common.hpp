@@ -157,17 +157,34 @@ inline problem parse_problem(int argc, char** argv) {
     return parse_problem(argc, argv, [](std::string_view, std::string_view) { return false; }, "");
 }
 
+/// STREAM's epsilon for doubles: the check's relative tolerance.
+inline constexpr double check_epsilon = 1e-13;
+
+/// The result hash is FNV-1a over the bits of a[0..n), then b[0..n), then c[0..n), from
+/// this basis; hash_step adds one element. (Exposed so that bench/stream/mpi.cpp can
+/// carry the hash across the ranks' parts in the same order.)
+inline constexpr std::uint64_t hash_basis = 0xcbf29ce484222325ULL;
+inline void hash_step(std::uint64_t& h, double x) noexcept {
+    h ^= std::bit_cast<std::uint64_t>(x);
+    h *= 0x100000001b3ULL;
+}
+
+/// The final values of a, b and c after `iterations` iterations, in check()'s order.
+inline std::array<double, 3> expected_final(unsigned iterations) noexcept {
+    const detail::expected_values want = detail::expected(iterations);
+    return {want.a, want.b, want.c};
+}
+
 /// Checks the final arrays after `iterations` iterations of the four kernels; ends the
 /// process with status 1 past 1e-13 relative (STREAM's epsilon for doubles). Returns
 /// an FNV-1a hash of the three arrays' bits for the result lines.
 inline std::uint64_t check(const char* impl, const problem& p, const array& a, const array& b, const array& c,
                            unsigned iterations) {
-    const detail::expected_values want = detail::expected(iterations);
     const std::array<const array*, 3> arrays{&a, &b, &c};
-    const std::array<double, 3> expect{want.a, want.b, want.c};
+    const std::array<double, 3> expect = expected_final(iterations);
     const std::array<char, 3> names{'a', 'b', 'c'};
-    constexpr double epsilon = 1e-13;
-    std::uint64_t h = 0xcbf29ce484222325ULL;
+    constexpr double epsilon = check_epsilon;
+    std::uint64_t h = hash_basis;
     bool ok = true;
     for (std::size_t k = 0; k < arrays.size(); ++k) {
         const double* x = arrays[k]->data();
@@ -175,8 +192,7 @@ inline std::uint64_t check(const char* impl, const problem& p, const array& a, c
         std::size_t wrong = 0;
         std::size_t first_wrong = 0;
         for (std::size_t j = 0; j < p.n; ++j) {
-            h ^= std::bit_cast<std::uint64_t>(x[j]);
-            h *= 0x100000001b3ULL;
+            hash_step(h, x[j]);
             // Written so that a NaN counts as wrong.
             if (!(std::fabs(x[j] - e) <= epsilon * std::fabs(e))) {
                 if (wrong++ == 0) first_wrong = j;

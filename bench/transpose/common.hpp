@@ -151,15 +151,55 @@ struct tile_kernel {
     }
 };
 
-/// PRK's check: the sum of |B - expected| after `applications` iterations in all.
-inline double abs_error(const problem& p, const double* b, unsigned applications) {
+/// PRK's check over rows [j0, j1) of B (`rows` points at row j0): the sum of
+/// |B - expected| after `applications` iterations in all. (bench/transpose/mpi.cpp checks
+/// each rank's rows with it and adds the sums, as PRK's MPI version does.)
+inline double abs_error_rows(const problem& p, const double* rows, std::size_t j0, std::size_t j1,
+                             unsigned applications) {
     const double k = applications;
     const double addit = k * (k - 1.0) / 2.0;
     double err = 0.0;
-    for (std::size_t j = 0; j < p.order; ++j)
+    for (std::size_t j = j0; j < j1; ++j)
         for (std::size_t i = 0; i < p.order; ++i)
-            err += std::fabs(b[j * p.order + i] - (static_cast<double>(i * p.order + j) * k + addit));
+            err += std::fabs(rows[(j - j0) * p.order + i] - (static_cast<double>(i * p.order + j) * k + addit));
     return err;
+}
+
+/// PRK's check over the whole of B.
+inline double abs_error(const problem& p, const double* b, unsigned applications) {
+    return abs_error_rows(p, b, 0, p.order, applications);
+}
+
+/// Ends the process with status 1 if PRK's check failed (an absolute error `err` not
+/// below PRK's epsilon, or a NaN).
+inline void check_error(const char* impl_name, const problem& p, double err) {
+    constexpr double epsilon = 1e-8;  // PRK's
+    if (!(err < epsilon)) {  // written so that a NaN fails
+        std::fprintf(stderr,
+                     "weft-bench problem=transpose impl=%s: WRONG RESULT: absolute error %.17g after %u iterations "
+                     "(PRK's epsilon %g)\n",
+                     impl_name, err, p.iterations + 1, epsilon);
+        std::exit(1);
+    }
+}
+
+/// Prints the result line (see the top of this file) from the measured iterations' wall
+/// seconds and the checked error, and flushes it.
+inline void print_result(const char* impl_name, unsigned workers, const problem& p,
+                         const std::vector<double>& seconds, double err) {
+    const double best = *std::min_element(seconds.begin(), seconds.end());
+    const double worst = *std::max_element(seconds.begin(), seconds.end());
+    double sum = 0.0;
+    for (const double s : seconds) sum += s;
+    const double avg = sum / static_cast<double>(seconds.size());
+    const double elements = static_cast<double>(p.order) * static_cast<double>(p.order);
+    const double prk_bytes = 2.0 * sizeof(double) * elements;
+    std::printf("weft-bench problem=transpose impl=%s workers=%u order=%zu tile=%zu n=%zu calls=%zu seconds=%.9f "
+                "ns_per_call=%.4f result=%g iterations=%u best_seconds=%.9f avg_seconds=%.9f max_seconds=%.9f "
+                "ms_per_iteration=%.4f gbytes_per_second=%.3f\n",
+                impl_name, workers, p.order, p.tile, p.order * p.order, p.order * p.order, avg, avg * 1e9 / elements,
+                err, p.iterations, best, avg, worst, avg * 1e3, prk_bytes / avg / 1e9);
+    std::fflush(stdout);
 }
 
 /// Runs the transpose with `impl`, an object with
@@ -183,29 +223,9 @@ void run(const char* impl_name, unsigned workers, const problem& p, Impl& impl, 
         }
     });
 
-    constexpr double epsilon = 1e-8;  // PRK's
     const double err = abs_error(p, b.data(), p.iterations + 1);
-    if (!(err < epsilon)) {  // written so that a NaN fails
-        std::fprintf(stderr,
-                     "weft-bench problem=transpose impl=%s: WRONG RESULT: absolute error %.17g after %u iterations "
-                     "(PRK's epsilon %g)\n",
-                     impl_name, err, p.iterations + 1, epsilon);
-        std::exit(1);
-    }
-
-    const double best = *std::min_element(seconds.begin(), seconds.end());
-    const double worst = *std::max_element(seconds.begin(), seconds.end());
-    double sum = 0.0;
-    for (const double s : seconds) sum += s;
-    const double avg = sum / static_cast<double>(seconds.size());
-    const double elements = static_cast<double>(p.order) * static_cast<double>(p.order);
-    const double prk_bytes = 2.0 * sizeof(double) * elements;
-    std::printf("weft-bench problem=transpose impl=%s workers=%u order=%zu tile=%zu n=%zu calls=%zu seconds=%.9f "
-                "ns_per_call=%.4f result=%g iterations=%u best_seconds=%.9f avg_seconds=%.9f max_seconds=%.9f "
-                "ms_per_iteration=%.4f gbytes_per_second=%.3f\n",
-                impl_name, workers, p.order, p.tile, p.order * p.order, p.order * p.order, avg, avg * 1e9 / elements,
-                err, p.iterations, best, avg, worst, avg * 1e3, prk_bytes / avg / 1e9);
-    std::fflush(stdout);
+    check_error(impl_name, p, err);
+    print_result(impl_name, workers, p, seconds, err);
 }
 
 /// run() on the calling thread.
