@@ -705,7 +705,7 @@ auto scan(It first, It last, Out dest, std::optional<V> init, Op op, bool inclus
         for (std::size_t k = 0; k < parts.size(); ++k) {
             scan_op<V, Op> s{ship(op), carries[k], inclusive};
             std::vector<segment_part> one{parts[k]};
-            fs.push_back(weft::async([&v, &o, one = std::move(one), s, par] { on_parts(v, one, s, par, o); }));
+            fs.push_back(weft::async([&v, &o, one = std::move(one), s] { on_parts(v, one, s, is_parallel_v<P>, o); }));
             if (!par) fs.back().wait();
         }
         for (auto& f : fs) f.get();
