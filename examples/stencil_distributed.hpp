@@ -238,16 +238,16 @@ inline void run_block(std::vector<weft::id_type> ids, std::uint64_t nt) {
         U[at(i)] = weft::async(stencil_partition::initial_action{}, ids[i]).share();
 
     // A remote neighbour's point at step t: asked for once `after` (this partition at
-    // step t-1; none for t = 0) is ready. The continuation is a task that sends the
-    // request and waits (suspended) for the answer. (Returning the action's future from
-    // the continuation instead, for then() to unwrap, hung now and then on a ring of two
-    // partitions on two localities: an answer that arrived never readied the unwrapped
-    // future. The wait costs a task per request, at most two per edge and step.)
+    // step t-1; none for t = 0) is ready; then() unwraps the action's future, so no task
+    // waits for the answer. (This shape found a scheduler bug: a task waiting on a future
+    // polled the network in its own context, and a continuation run by that poll could
+    // suspend it while it held the transport's lock. Fixed in poll_while_waiting; the
+    // ring-of-two test below is its regression test.)
     const auto ask = [&ids](std::uint64_t owner, std::uint64_t t, bool last, const local_input* after) {
         const weft::id_type id = ids[owner];
         if (after == nullptr) return weft::async(stencil_partition::boundary_action{}, id, t, last);
         return after->then([id, t, last](const local_input&) {
-            return weft::async(stencil_partition::boundary_action{}, id, t, last).get();
+            return weft::async(stencil_partition::boundary_action{}, id, t, last);
         });
     };
 

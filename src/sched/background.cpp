@@ -14,6 +14,8 @@ namespace weft::detail {
 namespace {
 // The slot whose function this thread is running now (a function may remove itself).
 thread_local const void* tl_running_slot = nullptr;
+// This thread runs the background work for a waiting task (poll_while_waiting).
+thread_local bool tl_waiter_polling = false;
 
 constexpr unsigned slot_bits = 3;  // capacity == 8
 static_assert(background_registry::capacity == 1u << slot_bits);
@@ -151,7 +153,11 @@ bool scheduler::nothing_else_to_run(const worker* w) const noexcept {
 
 bool poll_while_waiting(bool (*ready)(const void*) noexcept, const void* arg) noexcept {
     worker* w = current_worker();
-    if (w == nullptr || w->current_task == nullptr || tl_running_slot != nullptr || w->on_suspend.fn != nullptr)
+    // Not while the task publishes its result as its last act (completion_scope): a task
+    // the polls ready would take the bypass slot, which only a finishing task empties, and
+    // stay there if this one then suspended (a hang: the slot is nobody's queue).
+    if (w == nullptr || w->current_task == nullptr || tl_running_slot != nullptr || w->on_suspend.fn != nullptr ||
+        w->completing || w->bypass != nullptr)
         return false;
     scheduler* s = w->sched;
     background_registry& bg = s->background();
@@ -164,7 +170,15 @@ bool poll_while_waiting(bool (*ready)(const void*) noexcept, const void* arg) no
     if (!s->nothing_else_to_run(w)) return false;
     std::chrono::steady_clock::time_point until{};
     for (unsigned round = 1;; ++round) {
+        // The background work runs as it does on the loop, with no current task: what it
+        // calls must not suspend this one (it holds the work's own locks, the transport's
+        // progress lock, say), nor treat it as completing (the bypass slot).
+        task* const self = w->current_task;
+        w->current_task = nullptr;
+        tl_waiter_polling = true;
         const bool did = bg.run(w->index);
+        tl_waiter_polling = false;
+        w->current_task = self;
         if (ready(arg)) return true;
         if ((did || round % 16 == 0) && !s->nothing_else_to_run(w)) return false;
         if (round % 64 == 0) {
@@ -236,6 +250,8 @@ void set_waiting_tasks_poll(bool on) {
     if (entry.sched == nullptr) throw_no_runtime("cannot set whether waiting tasks poll");
     entry.sched->background().set_waiters_poll(on);
 }
+
+bool background_caller_waiting() noexcept { return weft::detail::tl_waiter_polling; }
 
 bool background_caller_idle() noexcept {
     // The loop counts idle rounds after calling the background work and resets the count

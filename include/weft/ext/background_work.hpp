@@ -49,6 +49,10 @@ void background_work_finished(background_work_id id) noexcept;
 /// distributed layer) turns it off, so that a waiting task gives its core away.
 /// @throws weft::runtime_state_error when no runtime is running.
 void set_waiting_tasks_poll(bool on);
+/// Inside a background function: true if a task waiting on a future is the caller
+/// (set_waiting_tasks_poll). It runs with no current task, as on the loop: nothing it
+/// calls may suspend.
+bool background_caller_waiting() noexcept;
 /// Inside a background function: true if the calling worker found no task this round
 /// (an idle poll, which may take its time or nap), false in a busy worker's periodic
 /// call (which should return quickly) or outside a worker.
