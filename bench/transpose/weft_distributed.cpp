@@ -15,7 +15,9 @@
 // every locality's --weft:threads (localities x threads).
 //
 // Options: common.hpp's (--order, --tile, --iterations; --workers is not used: give
-// --weft:threads=N), and --blocks-per-locality=K (default 1). --order must be a multiple
+// --weft:threads=N), --blocks-per-locality=K (default 1) and --slices=S (default 16: each
+// remote piece is asked for in S requests of whole bands of tile rows, transposed as each
+// arrives). --order must be a multiple
 // of localities x K; otherwise locality 0 says so and ends with status 2 (mpirun then
 // reports it), as PRK refuses such an order.
 //
@@ -37,14 +39,17 @@ namespace tr = weft::bench::transpose;
 
 int main(int argc, char** argv) {
     std::size_t per_locality = 1;
+    std::size_t slices = tr::distributed::default_slices;
     const tr::problem p = tr::parse_problem(
         argc, argv,
         [&](std::string_view name, std::string_view v) {
-            if (name != "--blocks-per-locality") return false;
-            return weft::bench::detail::parse_number(v, per_locality) && per_locality >= 1 &&
-                   per_locality <= 4096;
+            using weft::bench::detail::parse_number;
+            if (name == "--blocks-per-locality") return parse_number(v, per_locality) && per_locality >= 1 && per_locality <= 4096;
+            if (name == "--slices") return parse_number(v, slices) && slices >= 1 && slices <= 4096;
+            return false;
         },
-        "  --blocks-per-locality=K  row blocks of A and B on each locality (default 1)\n");
+        "  --blocks-per-locality=K  row blocks of A and B on each locality (default 1)\n"
+        "  --slices=S      requests per remote piece, each whole bands of tile rows (default 16)\n");
     bool measured = false;  // on locality 0, once the run is done
     tr::distributed::outcome out;
     const int rc = weft::run(argc, argv, [&](int, char** args) -> int {
@@ -53,7 +58,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s: %s\n", args[0], why.c_str());
             return 2;
         }
-        out = tr::distributed::run(p, per_locality);
+        out = tr::distributed::run(p, per_locality, slices);
         measured = true;
         return 0;
     });

@@ -22,12 +22,14 @@ namespace tr = weft::bench::transpose;
 int run_all() {
     const std::size_t localities = weft::get_num_localities();
     struct case_t {
-        std::size_t order, tile, per_locality;
+        std::size_t order, tile, per_locality, slices;
         unsigned iterations;
     };
-    // Every order is a multiple of 8 (up to 4 localities x 2 blocks).
+    // Every order is a multiple of 8 (up to 4 localities x 2 blocks). Slices: one request
+    // per piece, several (some partial), more than the piece has bands of tile rows.
     const case_t cases[] = {
-        {24, 5, 1, 3}, {24, 64, 1, 2}, {40, 3, 2, 2}, {72, 8, 1, 4}, {72, 7, 2, 1}, {8, 1, 2, 2}, {128, 16, 1, 2},
+        {24, 5, 1, 1, 3},  {24, 64, 1, 16, 2}, {40, 3, 2, 2, 2},   {72, 8, 1, 1, 4},
+        {72, 7, 2, 3, 1},  {8, 1, 2, 16, 2},   {128, 16, 1, 3, 2}, {128, 3, 1, 16, 2},
     };
     for (const case_t& c : cases) {
         tr::problem p;
@@ -35,10 +37,10 @@ int run_all() {
         p.tile = c.tile;
         p.iterations = c.iterations;
         CHECK(tr::distributed::check_blocks(p.order, localities * c.per_locality).empty());
-        const tr::distributed::outcome out = tr::distributed::run(p, c.per_locality);
+        const tr::distributed::outcome out = tr::distributed::run(p, c.per_locality, c.slices);
         if (out.error != 0.0 || out.seconds.size() != c.iterations) {
-            std::fprintf(stderr, "order %zu tile %zu blocks per locality %zu: error %.17g, %zu timings\n", c.order,
-                         c.tile, c.per_locality, out.error, out.seconds.size());
+            std::fprintf(stderr, "order %zu tile %zu blocks per locality %zu slices %zu: error %.17g, %zu timings\n",
+                         c.order, c.tile, c.per_locality, c.slices, out.error, out.seconds.size());
             ++weft_test::failures;
         }
         CHECK(out.workers == localities * weft::num_workers());  // the same --weft:threads everywhere
