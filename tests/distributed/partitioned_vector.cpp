@@ -234,6 +234,26 @@ void check_misuse(std::size_t localities) {
     (void)localities;
 }
 
+/// Sums of doubles over sub-ranges of every length 0..9 at every start in a few partitions
+/// (the local reduce combines four elements at a time: its remainders), against the
+/// exact sum of small integers.
+void check_double_sums(const weft::container_layout& layout) {
+    const std::size_t n = 37;
+    weft::partitioned_vector<double> v(n, layout);
+    std::vector<double> ref(n);
+    for (std::size_t i = 0; i < n; ++i) ref[i] = static_cast<double>(i % 5 + 1);
+    for (const auto& s : v.segments())
+        for (std::uint64_t i = s.begin; i < s.end; ++i) v.set_value(i, ref[static_cast<std::size_t>(i)]);
+    for (std::size_t b = 0; b < n; b += 3)
+        for (std::size_t len = 0; len <= 9 && b + len <= n; ++len) {
+            const auto first = static_cast<std::ptrdiff_t>(b), last = static_cast<std::ptrdiff_t>(b + len);
+            const double expect = std::accumulate(ref.begin() + first, ref.begin() + last, 0.5);
+            CHECK(weft::reduce(ex::par, v.begin() + first, v.begin() + last, 0.5) == expect);
+            CHECK(weft::transform_reduce(ex::seq, v.begin() + first, v.begin() + last, 0.5, std::plus<>{},
+                                         [](double x) { return 2 * x; }) == 2 * expect - 0.5);
+        }
+}
+
 int run_all() {
     const std::size_t L = weft::get_num_localities();
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{20'011}})
@@ -242,6 +262,7 @@ int run_all() {
             if (n <= 1000) check_algorithms(ex::seq, n, layout);
             check_task_policy(n, layout);
         }
+    for (const auto& layout : layouts(L)) check_double_sums(layout);
     check_access_and_segments(L);
     check_misuse(L);
     std::printf("partitioned_vector all: %zu localities, %d failures\n", L, failures);

@@ -1,6 +1,9 @@
 // weft::reduce and weft::transform_reduce with an execution policy: each chunk reduces
 // its elements, then the chunk results are combined in the order of the range (so a
-// floating-point result does not depend on which worker ran which chunk).
+// floating-point result does not depend on which worker ran which chunk). Within a chunk
+// of a random-access range, elements are combined four at a time as std::reduce does
+// (regroupable below): a sum of doubles is then not limited by the latency of one add
+// per element.
 #pragma once
 
 #include <weft/algorithms/detail/loop.hpp>
@@ -12,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <ranges>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -51,6 +55,13 @@ void call_element_function(const char* algorithm, F&& f) {
     }
 }
 
+/// A chunk of a reduction may combine its elements four at a time (the regrouping
+/// std::reduce allows, done the same way in every chunk): random access, and `op` takes
+/// two elements (E: what the chunk combines) and two results.
+template <class It, class T, class Op, class E>
+concept regroupable = std::random_access_iterator<It> && std::is_invocable_r_v<T, Op&, E, E> &&
+                      std::is_invocable_r_v<T, Op&, T, T>;
+
 /// Reduces [0, n) with `op` from `init`: partial(b, e) reduces one chunk [b, e)
 /// (std::reduce's freedom to regroup is used only at chunk boundaries).
 template <class Policy, class T, class Op, class Partial>
@@ -76,7 +87,17 @@ auto reduce(P&& policy, It first, It last, T init, Op op) {
         return detail::algo::reduce_chunks(p, n, std::move(init), op, [&](std::size_t b, std::size_t e) {
             It it = at(b);
             T acc = *it;
-            for (++b, ++it; b != e; ++b, ++it) acc = std::invoke(op, std::move(acc), *it);
+            ++b, ++it;
+            if constexpr (detail::algo::regroupable<It, T, Op, std::iter_reference_t<It>>) {
+                // As std::reduce: four elements combined among themselves, then into acc,
+                // so that the dependency chain through acc is a quarter as long.
+                for (; e - b >= 4; b += 4, it += 4) {
+                    T x = std::invoke(op, it[0], it[1]);
+                    T y = std::invoke(op, it[2], it[3]);
+                    acc = std::invoke(op, std::move(acc), std::invoke(op, std::move(x), std::move(y)));
+                }
+            }
+            for (; b != e; ++b, ++it) acc = std::invoke(op, std::move(acc), *it);
             return acc;
         }, "weft::reduce");
     });
@@ -112,7 +133,17 @@ auto transform_reduce(P&& policy, It first, It last, T init, ReduceOp reduce_op,
         return detail::algo::reduce_chunks(p, n, std::move(init), reduce_op, [&](std::size_t b, std::size_t e) {
             It it = at(b);
             T acc = std::invoke(transform_op, *it);
-            for (++b, ++it; b != e; ++b, ++it) acc = std::invoke(reduce_op, std::move(acc), std::invoke(transform_op, *it));
+            ++b, ++it;
+            using R = std::invoke_result_t<TransformOp&, std::iter_reference_t<It>>;
+            if constexpr (detail::algo::regroupable<It, T, ReduceOp, R>) {
+                // As reduce above, on the transformed elements.
+                for (; e - b >= 4; b += 4, it += 4) {
+                    T x = std::invoke(reduce_op, std::invoke(transform_op, it[0]), std::invoke(transform_op, it[1]));
+                    T y = std::invoke(reduce_op, std::invoke(transform_op, it[2]), std::invoke(transform_op, it[3]));
+                    acc = std::invoke(reduce_op, std::move(acc), std::invoke(reduce_op, std::move(x), std::move(y)));
+                }
+            }
+            for (; b != e; ++b, ++it) acc = std::invoke(reduce_op, std::move(acc), std::invoke(transform_op, *it));
             return acc;
         }, "weft::transform_reduce");
     });
