@@ -25,7 +25,10 @@
 //     another locality is a weft::future<double> of the one point needed (its last or its
 //     first), answered by the neighbour's `boundary` action. Partition data stay on their
 //     locality (the futures of a locality's partitions are its driver's); only these
-//     single doubles cross localities during the steps. The timed region is from the
+//     single doubles cross localities during the steps. Each partition has two blocks,
+//     made and first touched by its component before the clock starts and taken by the
+//     driver: step t is in block t % 2, and a local future carries a pointer to it
+//     (run_block says why overwriting step t - 1 is safe). The timed region is from the
 //     start of the drivers to the moment every one has finished.
 //  3. Exchange without a barrier. A partition read from another locality keeps one slot
 //     per step in flight, a promise of its (first, last) point: the step's dataflow posts
@@ -48,6 +51,7 @@
 #include <weft/weft.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -62,6 +66,8 @@ namespace st = weft::bench::stencil;
 
 /// A partition's points at one step (a vector that does not zero what it allocates).
 using block = weft::serialization::buffer<double>;
+/// A partition's two blocks: step t's points are in [t % 2] (double buffering).
+using buffers = std::array<block, 2>;
 
 /// P partitions over L localities in contiguous blocks: locality l holds partitions
 /// [first(l), first(l + 1)), P/L of them, one more for the first P%L localities.
@@ -103,19 +109,23 @@ struct ends {
 class stencil_partition : public weft::component<stencil_partition> {
 public:
     using block = weft::examples::stencil::block;
+    using buffers = weft::examples::stencil::buffers;
     using ends = weft::examples::stencil::ends;
 
-    /// Points [first_point, first_point + size) of the ring at step 0; `readers`: how many
-    /// neighbours on other localities read it at each step.
+    /// Points [first_point, first_point + size) of the ring at step 0 in the first block,
+    /// and the second block of the pair; `readers`: how many neighbours on other
+    /// localities read it at each step. Both blocks are written (first touched) here, on
+    /// the partition's locality and before the time loop, as the MPI reference writes its
+    /// two arrays before its clock starts.
     stencil_partition(std::uint64_t first_point, std::uint64_t size, std::uint32_t readers)
-        : data_(static_cast<std::size_t>(size)), readers_(readers) {
-        for (std::size_t x = 0; x < data_.size(); ++x)
-            data_[x] = weft::bench::stencil::initial_value(static_cast<std::size_t>(first_point) + x);
-        if (readers_ > 0) publish(0, data_.front(), data_.back());
+        : data_{block(static_cast<std::size_t>(size)), block(static_cast<std::size_t>(size))}, readers_(readers) {
+        for (std::size_t x = 0; x < data_[0].size(); ++x)
+            data_[1][x] = data_[0][x] = weft::bench::stencil::initial_value(static_cast<std::size_t>(first_point) + x);
+        if (readers_ > 0) publish(0, data_[0].front(), data_[0].back());
     }
 
-    /// The points at step 0, moved out (the driver, once).
-    block initial() { return std::move(data_); }
+    /// The two blocks, step 0 in the first, moved out (the driver, once).
+    buffers initial() { return std::move(data_); }
 
     /// The ends of the partition at `step` (the driver, for a step its remote neighbours
     /// will read).
@@ -148,9 +158,9 @@ public:
     }
 
     /// The final points (the driver, at the end of its steps).
-    void keep(block final_points) { data_ = std::move(final_points); }
+    void keep(block final_points) { data_[0] = std::move(final_points); }
     /// The final points, moved out (the gather, once).
-    block take() { return std::move(data_); }
+    block take() { return std::move(data_[0]); }
 
     WEFT_COMPONENT_ACTION(stencil_partition, initial, initial_action);
     WEFT_COMPONENT_ACTION(stencil_partition, publish, publish_action);
@@ -174,7 +184,7 @@ private:
 
     std::mutex mutex_;
     std::map<std::uint64_t, step_slot> slots_;  // the steps in flight: a few at most
-    block data_;
+    buffers data_;  // the two blocks until the driver takes them; the final points after
     std::uint32_t readers_ = 0;
 };
 WEFT_REGISTER_COMPONENT(stencil_partition);
@@ -197,29 +207,32 @@ inline std::vector<weft::id_type> make_partitions(std::uint64_t nx, std::uint64_
     return ids;
 }
 
-using local_input = weft::shared_future<block>;  // a neighbour's block, on this locality
-using remote_input = weft::future<double>;       // the one point of a neighbour elsewhere
+/// A neighbour's block at one step, on this locality: its driver's buffer, ready once
+/// the step is computed.
+using local_input = weft::shared_future<const block*>;
+using remote_input = weft::future<double>;  // the one point of a neighbour elsewhere
 
-inline double last_point(local_input& f) { return f.get().back(); }
+inline double last_point(local_input& f) { return f.get()->back(); }
 inline double last_point(remote_input& f) { return f.get(); }
-inline double first_point(local_input& f) { return f.get().front(); }
+inline double first_point(local_input& f) { return f.get()->front(); }
 inline double first_point(remote_input& f) { return f.get(); }
 
-/// One partition one step on: the dataflow's function. It takes its futures by value, so
-/// each input is let go as soon as the step has run. If remote neighbours read the new
-/// step (`publish`), it hands the ends to the partition's component.
+/// One partition one step on: the dataflow's function. It writes the new step into `out`,
+/// the partition's other block (which held step - 2: see run_block), and returns it. If
+/// remote neighbours read the new step (`publish`), it hands the ends to the partition's
+/// component.
 struct advance {
     weft::id_type partition;
+    block* out = nullptr;
     std::uint64_t step = 0;  ///< the step this computes
     bool publish = false;
 
     template <class Left, class Right>
-    block operator()(Left left, local_input middle, Right right) const {
-        const block& m = middle.get();
-        block next(m.size());
-        st::heat_range(m.data(), last_point(left), first_point(right), next.data(), m.size());
-        if (publish) weft::post(stencil_partition::publish_action{}, partition, step, next.front(), next.back());
-        return next;
+    const block* operator()(Left left, local_input middle, Right right) const {
+        const block& m = *middle.get();
+        st::heat_range(m.data(), last_point(left), first_point(right), out->data(), m.size());
+        if (publish) weft::post(stencil_partition::publish_action{}, partition, step, out->front(), out->back());
+        return out;
     }
 };
 
@@ -233,9 +246,22 @@ inline void run_block(std::vector<weft::id_type> ids, std::uint64_t nt) {
     const auto mine = [&](std::uint64_t i) { return lay.owner(i) == me; };
     const auto at = [first](std::uint64_t i) { return static_cast<std::size_t>(i - first); };
 
-    std::vector<local_input> U(static_cast<std::size_t>(count)), next(U.size());
-    for (std::uint64_t i = first; i < first + count; ++i)
-        U[at(i)] = weft::async(stencil_partition::initial_action{}, ids[i]).share();
+    // Double buffering: partition i's step t is in buf[i][t % 2], so step t + 1 overwrites
+    // step t - 1. That is safe without a copy: step t - 1 of i is read on this locality
+    // only by step t of i - 1, i and i + 1 (remote neighbours get copies of its ends,
+    // through publish), and step t + 1 of i waits for those three. (A fresh block per step,
+    // as examples/stencil_1d.cpp allocates, made glibc unmap and refault its per-thread
+    // heaps between runs here: bench/RESULTS.md, 2026-11-29.)
+    std::vector<buffers> buf(static_cast<std::size_t>(count));
+    {
+        std::vector<weft::future<buffers>> taken;
+        taken.reserve(buf.size());
+        for (std::uint64_t i = first; i < first + count; ++i)
+            taken.push_back(weft::async(stencil_partition::initial_action{}, ids[i]));
+        for (std::size_t k = 0; k < buf.size(); ++k) buf[k] = taken[k].get();
+    }
+    std::vector<local_input> U(buf.size()), next(U.size());
+    for (std::size_t k = 0; k < buf.size(); ++k) U[k] = weft::make_ready_future(static_cast<const block*>(&buf[k][0])).share();
 
     // A remote neighbour's point at step t: asked for once `after` (this partition at
     // step t-1; none for t = 0) is ready; then() unwraps the action's future, so no task
@@ -251,13 +277,13 @@ inline void run_block(std::vector<weft::id_type> ids, std::uint64_t nt) {
         });
     };
 
-    std::vector<weft::future<block>> final_step(U.size());
+    std::vector<weft::future<const block*>> final_step(U.size());
     for (std::uint64_t t = 0; t < nt; ++t) {
         const bool last_step = t + 1 == nt;
         for (std::uint64_t i = first; i < first + count; ++i) {
             const std::uint64_t l = lay.left(i), r = lay.right(i);
             const local_input* previous = t == 0 ? nullptr : &next[at(i)];  // step t-1 (before the swap below)
-            const advance step{ids[i], t + 1, !last_step && lay.remote_readers(i) > 0};
+            const advance step{ids[i], &buf[at(i)][(t + 1) % 2], t + 1, !last_step && lay.remote_readers(i) > 0};
             auto build = [&](auto left, auto right) {
                 auto f = weft::dataflow(step, std::move(left), U[at(i)], std::move(right));
                 if (last_step) final_step[at(i)] = std::move(f);
@@ -275,10 +301,15 @@ inline void run_block(std::vector<weft::id_type> ids, std::uint64_t nt) {
         if (!last_step) U.swap(next);
     }
 
+    // Every step of a partition is an ancestor of its last one, so once every last step is
+    // ready no task of this graph touches `buf` any more, even if one of them threw.
+    for (auto& f : final_step) f.wait();
     std::vector<weft::future<void>> kept;
     kept.reserve(final_step.size());
-    for (std::uint64_t i = first; i < first + count; ++i)
-        kept.push_back(weft::async(stencil_partition::keep_action{}, ids[i], final_step[at(i)].get()));
+    for (std::uint64_t i = first; i < first + count; ++i) {
+        (void)final_step[at(i)].get();  // rethrows a step's exception
+        kept.push_back(weft::async(stencil_partition::keep_action{}, ids[i], std::move(buf[at(i)][nt % 2])));
+    }
     for (auto& f : kept) f.get();
 }
 
