@@ -15,7 +15,11 @@
 
 #include <gtest/gtest.h>
 
+#include <poll.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <memory>
 #include <ostream>
@@ -233,8 +237,61 @@ TEST_P(deadlock_report, under_every_entry_point_with_on_deadlock_exit) {
     }
 }
 
+// In a death test's child: ends the child with `code` once the runtime has reported a
+// possible deadlock and is still waiting. stderr goes through a pipe that a thread copies
+// to the real stderr; once "possible deadlock" has appeared and then nothing more for
+// 500 ms (the report is one burst from one thread; a runtime that exits after it does so
+// at once), the thread says so and exits. Timed from the report, not from the start: the
+// start of 1,000 suspended tasks under TSan on a loaded machine took more than the fixed
+// 5 s this used to allow (a CI failure, 2026-11-29). No report within 120 s: exit 43.
+void exit_once_reported_and_still_waiting(int code) {
+    int fds[2];
+    if (::pipe(fds) != 0) std::_Exit(44);
+    const int real_stderr = ::dup(2);
+    if (real_stderr < 0 || ::dup2(fds[1], 2) < 0) std::_Exit(44);
+    ::close(fds[1]);
+    std::thread([in = fds[0], real_stderr, code] {
+        const auto put = [real_stderr](const char* p, std::size_t n) {
+            while (n > 0) {
+                const ssize_t w = ::write(real_stderr, p, n);
+                if (w <= 0) return;
+                p += w;
+                n -= static_cast<std::size_t>(w);
+            }
+        };
+        std::string seen;
+        bool reported = false;
+        auto last_output = std::chrono::steady_clock::now();
+        const auto give_up = last_output + 120s;
+        for (;;) {
+            pollfd p{in, POLLIN, 0};
+            if (::poll(&p, 1, 50) > 0) {
+                char buf[4096];
+                const ssize_t n = ::read(in, buf, sizeof buf);
+                if (n > 0) {
+                    put(buf, static_cast<std::size_t>(n));
+                    if (!reported) seen.append(buf, static_cast<std::size_t>(n));
+                    reported = reported || seen.find("possible deadlock") != std::string::npos;
+                    last_output = std::chrono::steady_clock::now();
+                }
+            }
+            const auto now = std::chrono::steady_clock::now();
+            if (reported && now - last_output > 500ms) {
+                const char msg[] = "weft-test: still waiting after the report\n";
+                put(msg, sizeof msg - 1);
+                std::_Exit(code);
+            }
+            if (!reported && now > give_up) {
+                const char msg[] = "weft-test: no deadlock report within 120 s\n";
+                put(msg, sizeof msg - 1);
+                std::_Exit(43);
+            }
+        }
+    }).detach();
+}
+
 // The default (`auto`) exits only for a certain deadlock; for a possible one it reports
-// and keeps waiting (here, until the death test's own alarm ends the child).
+// and keeps waiting (here, until exit_once_reported_and_still_waiting ends the child).
 TEST_P(deadlock_report, by_default_exits_only_when_certain) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     const scenario& s = GetParam();
@@ -244,12 +301,7 @@ TEST_P(deadlock_report, by_default_exits_only_when_certain) {
     } else {
         EXPECT_EXIT(
             {
-                std::thread([] {
-                    // Long after the report (1,000 suspended tasks take a while under TSan).
-                    std::this_thread::sleep_for(WEFT_HAVE_TSAN || WEFT_HAVE_ASAN ? 5000ms : 1500ms);
-                    std::fputs("weft-test: still waiting after the report\n", stderr);
-                    std::_Exit(42);
-                }).detach();
+                exit_once_reported_and_still_waiting(42);
                 run_scenario(s, entry::run, {"--weft:threads=2", "--weft:deadlock-timeout=100"});
             },
             ::testing::ExitedWithCode(42), std::string(s.report) + ".*still waiting.*weft-test: still waiting");
