@@ -15,7 +15,7 @@ namespace {
 
 // Unmaps one context the registry no longer lists.
 void destroy(context* c) noexcept {
-    release_fiber(c->fiber);
+    release_fiber(c->fiber, c->lives);
     deallocate_stack(c->stk);
     delete c;
 }
@@ -44,7 +44,7 @@ context* context_pool::make(std::size_t bytes) {
         if (release_pooled() == 0) throw;
         c->stk = allocate_stack(bytes);
     }
-    init_fiber_for_stack(c->fiber, c->stk);
+    init_fiber_for_stack(c->fiber, c->stk, c->lives);
     std::lock_guard lock(registry_mutex_);
     c->registry_next = head_;
     if (head_ != nullptr) head_->registry_prev = c.get();

@@ -10,6 +10,7 @@
 #include <boost/context/detail/fcontext.hpp>
 
 #include <cstddef>
+#include <cstdint>
 
 #if WEFT_HAVE_ASAN
 extern "C" {
@@ -34,12 +35,28 @@ namespace bctx = boost::context::detail;
 using fcontext_t = bctx::fcontext_t;
 using transfer_t = bctx::transfer_t;
 
-/// A new stack's identity: its bounds, and a TSan fiber if it has none yet.
-inline void init_fiber_for_stack(fiber_identity& f, const stack& s) noexcept {
+#if WEFT_HAVE_TSAN
+/// TSan fiber handles outlive the stacks they ran on (switch.cpp). Making one costs
+/// milliseconds under TSan (__tsan_create_fiber clears and faults in its per-thread
+/// state, about a mebibyte), and a runtime maps stacks again after every trim and every
+/// restart: a test suite under TSan spent three quarters of its time there. An unmapped
+/// stack's handle waits in a process-wide list, with `lives` (the task lives it has run),
+/// for the next stack mapped; handles worn out by lives are destroyed instead.
+void* take_tsan_fiber(std::uint32_t& lives) noexcept;
+/// Gives a handle back to that list (or destroys it when worn out or the list is full).
+void give_back_tsan_fiber(void* fiber, std::uint32_t lives) noexcept;
+/// Lives after which a handle is replaced: TSan's per-fiber history grows with every
+/// switch, and one handle reused for ~10^5 task lives crashes it.
+inline constexpr std::uint32_t tsan_fiber_lives = 1024;
+#endif
+
+/// A new stack's identity: its bounds, and a TSan fiber if it has none yet (with the
+/// lives that handle has run, into `lives`).
+inline void init_fiber_for_stack(fiber_identity& f, const stack& s, [[maybe_unused]] std::uint32_t& lives) noexcept {
     f.bottom = s.bottom;
     f.size = s.size;
 #if WEFT_HAVE_TSAN
-    if (f.tsan_fiber == nullptr) f.tsan_fiber = __tsan_create_fiber(0);
+    if (f.tsan_fiber == nullptr) f.tsan_fiber = take_tsan_fiber(lives);
 #endif
 }
 /// Called before a stack starts a new life: frames abandoned on it (a stack left for
@@ -56,9 +73,11 @@ inline void init_fiber_for_current_thread([[maybe_unused]] fiber_identity& f) no
     f.tsan_fiber = __tsan_get_current_fiber();
 #endif
 }
-inline void release_fiber([[maybe_unused]] fiber_identity& f) noexcept {
+/// A stack is unmapped, or its handle worn out (`lives`, see tsan_fiber_lives): the
+/// TSan handle goes back to the list or is destroyed.
+inline void release_fiber([[maybe_unused]] fiber_identity& f, [[maybe_unused]] std::uint32_t lives) noexcept {
 #if WEFT_HAVE_TSAN
-    if (f.tsan_fiber != nullptr) __tsan_destroy_fiber(f.tsan_fiber);
+    if (f.tsan_fiber != nullptr) give_back_tsan_fiber(f.tsan_fiber, lives);
     f.tsan_fiber = nullptr;
 #endif
 }

@@ -8,6 +8,10 @@
 #include <cxxabi.h>
 
 #include <cstdlib>
+#if WEFT_HAVE_TSAN
+#include <mutex>
+#include <vector>
+#endif
 
 namespace weft::detail {
 namespace {
@@ -87,15 +91,67 @@ void enter_from_thread(context* thread_ctx, context* first, landing_fn landing, 
     jump(h);
 }
 
-void prepare_context(context* c, context_entry entry) noexcept {
-    // Under TSan a recycled stack gets a new fiber handle now and then: TSan's per-fiber
-    // history grows with every switch, and one handle reused for ~10^5 task lives
-    // crashes it; a new handle per life costs a system call each. Without TSan the
-    // fiber identity only holds the stack bounds, which do not change.
-    if (WEFT_HAVE_TSAN && ++c->lives % 1024 == 0) {
-        release_fiber(c->fiber);
-        init_fiber_for_stack(c->fiber, c->stk);
+#if WEFT_HAVE_TSAN
+namespace {
+
+// Handles kept at most: each holds TSan's state for a thread, about a mebibyte.
+constexpr std::size_t tsan_fibers_kept = 1024;
+
+struct tsan_fiber_list {
+    tsan_fiber_list() { idle.reserve(tsan_fibers_kept); }  // so that giving back never allocates
+    std::mutex mutex;
+    struct entry {
+        void* fiber;
+        std::uint32_t lives;
+    };
+    std::vector<entry> idle;
+};
+
+tsan_fiber_list& tsan_fibers() noexcept {
+    static tsan_fiber_list* list = new tsan_fiber_list;  // never destroyed: used until exit
+    return *list;
+}
+
+}  // namespace
+
+void* take_tsan_fiber(std::uint32_t& lives) noexcept {
+    tsan_fiber_list& l = tsan_fibers();
+    {
+        std::lock_guard lock(l.mutex);
+        if (!l.idle.empty()) {
+            const tsan_fiber_list::entry e = l.idle.back();
+            l.idle.pop_back();
+            lives = e.lives;
+            return e.fiber;
+        }
     }
+    lives = 0;
+    return __tsan_create_fiber(0);
+}
+
+void give_back_tsan_fiber(void* fiber, std::uint32_t lives) noexcept {
+    if (lives < tsan_fiber_lives) {
+        tsan_fiber_list& l = tsan_fibers();
+        std::lock_guard lock(l.mutex);
+        if (l.idle.size() < tsan_fibers_kept) {
+            l.idle.push_back({fiber, lives});
+            return;
+        }
+    }
+    __tsan_destroy_fiber(fiber);
+}
+#endif
+
+void prepare_context(context* c, context_entry entry) noexcept {
+    // Under TSan a recycled stack gets a new fiber handle now and then (see
+    // tsan_fiber_lives). Without TSan the fiber identity only holds the stack bounds,
+    // which do not change.
+#if WEFT_HAVE_TSAN
+    if (++c->lives >= tsan_fiber_lives) {
+        release_fiber(c->fiber, c->lives);
+        init_fiber_for_stack(c->fiber, c->stk, c->lives);
+    }
+#endif
     c->fiber.asan_fake_stack = nullptr;
     clear_stale_poison(c->fiber);
     c->entry = entry;
