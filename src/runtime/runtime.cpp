@@ -12,6 +12,7 @@
 #include <weft/counters/counters.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -75,7 +76,17 @@ void runtime::start_program(int& argc, char** argv) {
     }
 }
 
+namespace {
+// The running runtime's --weft:spmd (weft::detail::runtime_spmd).
+std::atomic<bool> spmd_running{false};
+}  // namespace
+
+bool detail::runtime_spmd() noexcept {
+    return spmd_running.load(std::memory_order_relaxed);  // relaxed: set before any task runs, read by tasks
+}
+
 void runtime::start() {
+    spmd_running.store(cfg_.spmd, std::memory_order_relaxed);  // relaxed: see runtime_spmd
     const topology& topo = cfg_.topology ? *cfg_.topology : topology::machine();
     // Under mpirun this process is one locality of several (MPI starts here).
     const distributed::detail::launch_info here =
