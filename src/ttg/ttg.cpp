@@ -8,9 +8,11 @@
 #include <weft/lcos/condition_variable.hpp>
 #include <weft/lcos/mutex.hpp>
 #include <weft/runtime/runtime.hpp>
+#include <weft/sched/this_task.hpp>
 #include <weft/ttg.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -155,6 +157,36 @@ void with_tt(std::uint32_t id, std::function<void(tt_base&)> fn) {
         throw error("weft::ttg: a message for template task number " + std::to_string(id) +
                     ", which was destroyed on locality " + std::to_string(weft::get_locality_id()));
     fn(*t);
+}
+
+tt_base& wait_for_tt(std::uint32_t id) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+        {
+            std::lock_guard lock(st().registry_mutex);
+            if (id < st().tts.size()) {
+                tt_base* t = st().tts[id];
+                if (t == nullptr)
+                    throw error("weft::ttg: a pull from template task number " + std::to_string(id) +
+                                ", which was destroyed on locality " + std::to_string(weft::get_locality_id()));
+                if (t->executable) return *t;
+            }
+        }
+        if (std::chrono::steady_clock::now() > deadline)
+            throw error("weft::ttg: a pull from template task number " + std::to_string(id) + ", which locality " +
+                        std::to_string(weft::get_locality_id()) +
+                        " has not made (or made executable) within 60 s: every locality must build the same graph");
+        weft::this_task::yield();
+    }
+}
+
+void deliver_message(std::uint32_t id, std::function<void(tt_base&)> fn) noexcept {
+    try {
+        with_tt(id, std::move(fn));
+    } catch (...) {
+        task_failed(std::current_exception());
+    }
+    message_received();
 }
 
 void work_started() noexcept {
@@ -343,6 +375,10 @@ void fence() {
             }
             if (detector.wave_done(total)) break;
         }
+        // No locality leaves this fence before every locality has seen the graph quiesce:
+        // one that left early and sent the next phase's messages would hold up the
+        // others' waves (its work, or theirs waiting for graphs not yet built) for good.
+        weft::collectives::barrier().get();
     }
     std::vector<std::exception_ptr> errors;
     {

@@ -79,15 +79,13 @@ local_input<K, V>& local_port(tt_base& tt, std::uint32_t terminal) {
 
 template <class K>
 void receive_invoke(std::uint32_t tt, K key) {
-    with_tt(tt, [k = std::move(key)](tt_base& t) { t.invoke_here(&k, typeid(K)); });
-    message_received();
+    deliver_message(tt, [k = std::move(key)](tt_base& t) { t.invoke_here(&k, typeid(K)); });
 }
 
 template <class K, class V>
 V serve_pull(std::uint32_t tt, std::uint32_t terminal, K key) {
     V value{};
-    std::function<void(tt_base&)> read = [&](tt_base& t) { t.read_pull(terminal, &key, &value, typeid(local_input<K, V>)); };
-    with_tt(tt, read);  // (the data's template task exists: the puller's graph is built from the same code)
+    wait_for_tt(tt).read_pull(terminal, &key, &value, typeid(local_input<K, V>));
     return value;
 }
 
@@ -185,9 +183,15 @@ public:
         in_names_ = std::move(in_names);
         out_names_ = std::move(out_names);
         task_name_ = detail::interned(name_);
-        connect_inputs(ins, std::make_index_sequence<N>{});
-        connect_outputs(outs, std::make_index_sequence<sizeof...(OK)>{});
-        id_ = detail::register_tt(this);
+        id_ = detail::register_tt(this);  // first: it refuses a graph some localities do not build
+        try {
+            connect_inputs(ins, std::make_index_sequence<N>{});
+            connect_outputs(outs, std::make_index_sequence<sizeof...(OK)>{});
+        } catch (...) {
+            disconnect(std::make_index_sequence<N>{});
+            detail::unregister_tt(id_);
+            throw;
+        }
     }
 
     ~TT() override {

@@ -31,6 +31,10 @@ public:
 /// Runs `fn` on template task number `id` of this locality, now or once it is made
 /// (src/ttg/ttg.cpp); until then it counts as work in progress.
 void with_tt(std::uint32_t id, std::function<void(tt_base&)> fn);
+/// Template task number `id` here, once it is made and executable (a pull from another
+/// locality may come first). @throws weft::error if it is not within 60 s, or was
+/// destroyed.
+tt_base& wait_for_tt(std::uint32_t id);
 
 /// The local input `terminal` of `tt`, as a local_input<K, V>. @throws weft::error when
 /// the terminal does not exist or has other types (the localities built different
@@ -42,31 +46,32 @@ local_input<K, V>& local_port(tt_base& tt, std::uint32_t terminal);
 template <class K, class V>
 V read_pulled(tt_base& tt, std::uint32_t terminal, const K& k);
 
+/// Runs with_tt(tt, fn) for a message that came from another locality: what it throws
+/// (a second value for a key, a stream misuse) is kept for fence() here, as a task
+/// body's exception is; the message counts as received either way.
+void deliver_message(std::uint32_t tt, std::function<void(tt_base&)> fn) noexcept;
+
 template <class K, class V>
 void receive_message(std::uint32_t tt, std::uint32_t terminal, K key, V value) {
-    with_tt(tt, [terminal, k = std::move(key), v = std::move(value)](tt_base& t) mutable {
+    deliver_message(tt, [terminal, k = std::move(key), v = std::move(value)](tt_base& t) mutable {
         local_port<K, V>(t, terminal).set(k, std::move(v));
     });
-    message_received();
 }
 template <class K, class V>
 void receive_broadcast(std::uint32_t tt, std::uint32_t terminal, std::vector<K> keys, V value) {
-    with_tt(tt, [terminal, ks = std::move(keys), v = std::move(value)](tt_base& t) {
+    deliver_message(tt, [terminal, ks = std::move(keys), v = std::move(value)](tt_base& t) {
         local_port<K, V>(t, terminal).set_many(ks, v);
     });
-    message_received();
 }
 template <class K, class V>
 void receive_size(std::uint32_t tt, std::uint32_t terminal, K key, std::uint64_t n) {
-    with_tt(tt, [terminal, k = std::move(key), n](tt_base& t) {
+    deliver_message(tt, [terminal, k = std::move(key), n](tt_base& t) {
         local_port<K, V>(t, terminal).set_size_here(k, static_cast<std::size_t>(n));
     });
-    message_received();
 }
 template <class K, class V>
 void receive_finalize(std::uint32_t tt, std::uint32_t terminal, K key) {
-    with_tt(tt, [terminal, k = std::move(key)](tt_base& t) { local_port<K, V>(t, terminal).finalize_here(k); });
-    message_received();
+    deliver_message(tt, [terminal, k = std::move(key)](tt_base& t) { local_port<K, V>(t, terminal).finalize_here(k); });
 }
 /// tt's invoke(key) where the key lives.
 template <class K>
