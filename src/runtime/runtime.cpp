@@ -4,6 +4,7 @@
 #include <weft/ext/hierarchy.hpp>
 #include <weft/platform/topology.hpp>
 #include <weft/runtime/runtime.hpp>
+#include <weft/runtime/detail/spmd.hpp>
 
 #include <weft/counters/detail/service.hpp>
 #include <weft/distributed/detail/parcelport.hpp>

@@ -7,6 +7,7 @@
 #include <weft/distributed/termination.hpp>
 #include <weft/lcos/condition_variable.hpp>
 #include <weft/lcos/mutex.hpp>
+#include <weft/runtime/detail/spmd.hpp>
 #include <weft/runtime/runtime.hpp>
 #include <weft/sched/this_task.hpp>
 #include <weft/ttg.hpp>

@@ -96,11 +96,6 @@ private:
     detail::scheduler_handle sched_;
 };
 
-namespace detail {
-/// Whether the running runtime was started with --weft:spmd (false when none runs).
-bool runtime_spmd() noexcept;
-}  // namespace detail
-
 /// Starts a runtime configured from WEFT_* and the --weft:* options of argv, runs
 /// `fn(argc, argv)` as the first task (named "main", argv without the --weft: options),
 /// waits until it and every task it spawned have finished, stops the runtime and
