@@ -568,7 +568,7 @@ private:
     template <std::size_t... I>
     void call(const K& k, instance& in, std::index_sequence<I...>) {
         auto args = std::tuple_cat(arg_of<I>(in)...);
-        std::apply([this, &k](auto&&... a) { call_body(k, std::forward<decltype(a)>(a)...); }, std::move(args));
+        std::apply([this, &k](auto&&... a) { this->call_body(k, std::forward<decltype(a)>(a)...); }, std::move(args));
     }
 
     template <class... A>
