@@ -395,22 +395,7 @@ private:
     /// Input I's value for k, here.
     template <std::size_t I>
     void accept(const K& k, in_s<I>&& v) {
-        shard& s = shard_of(k);
-        instance* ready = nullptr;
-        bool fresh = false, lazy = false;
-        {
-            std::lock_guard lock(s.m);
-            auto [it, created] = s.map.try_emplace(k, nullptr);
-            if (created) {
-                try {
-                    it->second = make_instance();
-                } catch (...) {
-                    s.map.erase(it);
-                    throw;
-                }
-                fresh = true;
-            }
-            instance& in = *it->second;
+        change_instance<I>(k, [this, &k, &v](instance& in) {
             auto& slot = std::get<I>(in.args);
             if (!stream_[I]) {
                 if (in.count[I] != 0) throw second_value(I, k);
@@ -423,13 +408,7 @@ private:
                 else std::get<I>(reducers_)(*slot, std::move(v));
                 if (++in.count[I] == in.expected[I]) complete<I>(in);
             }
-            lazy = take_lazy_turn(in);
-            if (in.remaining == 0) {
-                ready = it->second;
-                s.map.erase(it);
-            }
-        }
-        after_change(k, ready, fresh, lazy);
+        });
     }
 
     template <std::size_t I>
@@ -463,8 +442,10 @@ private:
         });
     }
 
+    /// Applies `change` to k's instance (made if new) under its shard's lock; runs the
+    /// instance once complete, and starts its pulls when it is new or its turn comes.
     template <std::size_t I, class Change>
-    void change_instance(const K& k, Change change) {
+    void change_instance(const K& k, Change&& change) {
         shard& s = shard_of(k);
         instance* ready = nullptr;
         bool fresh = false, lazy = false;
