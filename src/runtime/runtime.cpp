@@ -204,6 +204,7 @@ void runtime::stop() {
     counters::detail::forget_hardware(sched_.get());
     sched_.reset();
     distributed::detail::shutdown();
+    spmd_running.store(false, std::memory_order_relaxed);  // relaxed: see runtime_spmd
     // Counters or a trace that could not be written: already on stderr; stopped all the same.
     if (std::string why = counters::detail::take_write_error(); !why.empty()) throw error(why);
 }
