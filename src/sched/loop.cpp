@@ -327,6 +327,11 @@ void clear_suspend_hook() noexcept {
     if (worker* w = current_worker()) w->on_suspend = {};
 }
 
+suspend_hook current_suspend_hook() noexcept {
+    const worker* w = current_worker();
+    return w != nullptr ? w->on_suspend : suspend_hook{};
+}
+
 idle_workers_now idle_workers() noexcept {
     const worker* w = current_worker();
     if (w == nullptr) return {};

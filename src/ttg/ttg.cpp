@@ -28,6 +28,12 @@
 #include <vector>
 
 namespace weft::ttg::detail {
+
+hold_ref& this_thread_hold() noexcept {
+    thread_local hold_ref h;
+    return h;
+}
+
 namespace {
 
 struct state {

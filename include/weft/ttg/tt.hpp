@@ -8,6 +8,7 @@
 #include <weft/sched/post.hpp>
 #include <weft/ttg/detail/actions.hpp>
 #include <weft/ttg/detail/core.hpp>
+#include <weft/ttg/detail/hold.hpp>
 #include <weft/ttg/edge.hpp>
 
 #include <array>
@@ -518,25 +519,35 @@ private:
         }
     }
 
+    /// Runs the complete instance `in` for `k` as a weft task; from inside a body, the
+    /// last instance it readies runs next on its worker (detail/hold.hpp).
     void schedule(const K& k, instance* in) {
         detail::work_started();
         const task_attributes a{priomap_ ? detail::priority_of(priomap_(k)) : task_priority::normal, task_name_};
+        auto body = [this, k, in] { run(k, in); };
+        using block = weft::detail::post_block<decltype(body)>;
+        block* b = nullptr;
         try {
-            weft::post(a, [this, k, in] { run(k, in); });
+            b = weft::detail::make_block<block>(std::move(body));
         } catch (...) {
             delete in;
             detail::work_finished();
             throw;
         }
+        weft::detail::apply_attributes(*b, a);
+        detail::spawn_or_hold(b);
     }
 
     void run(const K& k, instance* in) noexcept {
-        try {
-            call(k, *in, std::make_index_sequence<N>{});
-        } catch (...) {
-            detail::task_failed(std::current_exception());
+        {
+            detail::body_scope hold;
+            try {
+                call(k, *in, std::make_index_sequence<N>{});
+            } catch (...) {
+                detail::task_failed(std::current_exception());
+            }
+            delete in;
         }
-        delete in;
         detail::work_finished();
     }
 

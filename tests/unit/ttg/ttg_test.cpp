@@ -339,6 +339,69 @@ TEST_P(ttg_test, dot_prints_the_graph) {
     });
 }
 
+TEST_P(ttg_test, a_body_that_waits_for_an_instance_it_readied_does_not_hang) {
+    // The last instance a body readies is held back for the bypass slot at its end
+    // (detail/hold.hpp); a body that then waits for that instance must see it run: the
+    // wait's suspension spawns it. Regression test for the hold (on `single`, nothing
+    // else would run it).
+    in_task([] {
+        ttg::Edge<int, void> go("go"), first("first"), last("last");
+        std::vector<weft::promise<int>> got(40);
+        std::vector<weft::future<int>> futures;
+        for (auto& p : got) futures.push_back(p.get_future());
+        std::atomic<long> seen{0};
+        auto waiter = ttg::make_tt(
+            [&](const int& k, std::tuple<ttg::Out<int, void>, ttg::Out<int, void>>& out) {
+                ttg::sendk<0>(k, out);  // spawned when the next one comes
+                ttg::sendk<1>(k, out);  // held: the body's last send
+                seen += futures[static_cast<std::size_t>(k)].get();
+            },
+            ttg::edges(go), ttg::edges(first, last), "waiter");
+        std::atomic<int> firsts{0};
+        auto a = ttg::make_tt([&firsts](const int&, std::tuple<>&) { firsts.fetch_add(1); }, ttg::edges(first),
+                              ttg::edges(), "first");
+        auto b = ttg::make_tt([&](const int& k, std::tuple<>&) { got[static_cast<std::size_t>(k)].set_value(k); },
+                              ttg::edges(last), ttg::edges(), "last");
+        auto start = ttg::make_tt<int>([](const int& k, std::tuple<ttg::Out<int, void>>& out) { ttg::sendk<0>(k, out); },
+                                       ttg::edges(), ttg::edges(go), "start");
+        ttg::make_graph_executable(start);
+        for (int k = 0; k < 40; ++k) start->invoke(k);
+        ttg::fence();
+        EXPECT_EQ(seen.load(), 39L * 40 / 2);
+        EXPECT_EQ(firsts.load(), 40);
+    });
+}
+
+TEST(ttg_hold, a_chain_runs_on_one_worker_through_the_bypass) {
+    // Each instance of a chain is the last (only) one its predecessor readies: it takes
+    // the bypass slot and runs next on the same worker, never through the queue where
+    // the other (idle) worker would steal it. So the chain changes worker at most once,
+    // after the start, which a plain thread spawns.
+    weft::runtime_config cfg;
+    cfg.threads = 2;
+    cfg.bind = false;
+    weft::runtime rt(cfg);
+    ttg::Edge<int, void> next("next");
+    std::vector<int> where(5001, -1);
+    auto step = ttg::make_tt(
+        [&where](const int& k, std::tuple<ttg::Out<int, void>>& out) {
+            where[static_cast<std::size_t>(k)] = weft::this_task::worker_index();
+            if (k < 5000) ttg::sendk<0>(k + 1, out);
+        },
+        ttg::edges(next), ttg::edges(next), "step");
+    auto start = ttg::make_tt<int>([](const int& k, std::tuple<ttg::Out<int, void>>& out) { ttg::sendk<0>(k, out); },
+                                   ttg::edges(), ttg::edges(next), "start");
+    ttg::make_graph_executable(start);
+    start->invoke(0);
+    ttg::fence();
+    int moves = 0;
+    for (std::size_t k = 1; k < where.size(); ++k) {
+        ASSERT_NE(where[k], -1) << k;
+        moves += where[k] != where[k - 1] ? 1 : 0;
+    }
+    EXPECT_LE(moves, 1);
+}
+
 TEST(ttg_single, priomap_orders_ready_instances) {
     // One worker: the instances invoked by the running task wait until it suspends in
     // fence(); then the high-priority ones run first.

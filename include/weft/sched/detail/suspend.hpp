@@ -65,6 +65,10 @@ struct suspend_hook {
 void set_suspend_hook(suspend_hook h);
 /// Clears the calling worker's hook (no effect outside a worker).
 void clear_suspend_hook() noexcept;
+/// The calling worker's hook (none outside a worker): code that sets its own around
+/// code run inside another's keeps the outer one, calls it from its own, and puts it
+/// back after.
+suspend_hook current_suspend_hook() noexcept;
 
 /// Whether other workers of the calling thread's scheduler idle: a hint for a task
 /// holding several independent pieces of work to hand some to a new task.
