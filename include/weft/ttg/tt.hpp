@@ -373,9 +373,29 @@ private:
     };
 
     struct alignas(64) shard {
+        using map_type = std::unordered_map<K, instance*, detail::key_hash>;
         std::mutex m;
-        std::unordered_map<K, instance*, detail::key_hash> map;
+        map_type map;
+        /// Nodes of instances that ran, kept for the next keys (a node is a malloc and a
+        /// free, often on two threads, per instance otherwise).
+        std::vector<typename map_type::node_type> spare;
+
+        /// k's entry, made (with a null instance) if there is none; whether it was made.
+        std::pair<typename map_type::iterator, bool> find_or_make(const K& k) {
+            if (auto it = map.find(k); it != map.end()) return {it, false};
+            if (spare.empty()) return map.try_emplace(k, nullptr);
+            typename map_type::node_type nh = std::move(spare.back());
+            spare.pop_back();
+            nh.key() = k;
+            nh.mapped() = nullptr;
+            return {map.insert(std::move(nh)).position, true};
+        }
+        void drop(typename map_type::iterator it) {
+            if (spare.size() < spare_nodes) spare.push_back(map.extract(it));
+            else map.erase(it);
+        }
     };
+    static constexpr std::size_t spare_nodes = 64;
     static constexpr std::size_t shard_count = 32;
 
     shard& shard_of(const K& k) noexcept { return shards_[detail::key_hash{}(k) % shard_count]; }
@@ -447,17 +467,31 @@ private:
     /// instance once complete, and starts its pulls when it is new or its turn comes.
     template <std::size_t I, class Change>
     void change_instance(const K& k, Change&& change) {
+        if constexpr (N == 1) {
+            // One plain input: its value completes the instance, which no other message
+            // will look for (a chain's links, say). No table entry, no lock.
+            if (!stream_[0] && greedy_pulls_ == 0 && lazy_pulls_ == 0) {
+                instance* in = make_instance();
+                try {
+                    change(*in);
+                } catch (...) {
+                    delete in;
+                    throw;
+                }
+                return after_change(k, in, false, false);
+            }
+        }
         shard& s = shard_of(k);
         instance* ready = nullptr;
         bool fresh = false, lazy = false;
         {
             std::lock_guard lock(s.m);
-            auto [it, created] = s.map.try_emplace(k, nullptr);
+            auto [it, created] = s.find_or_make(k);
             if (created) {
                 try {
                     it->second = make_instance();
                 } catch (...) {
-                    s.map.erase(it);
+                    s.drop(it);
                     throw;
                 }
                 fresh = true;
@@ -467,7 +501,7 @@ private:
             lazy = take_lazy_turn(in);
             if (in.remaining == 0) {
                 ready = it->second;
-                s.map.erase(it);
+                s.drop(it);
             }
         }
         after_change(k, ready, fresh, lazy);
