@@ -12,6 +12,7 @@
 #include <weft/sched/this_task.hpp>
 #include <weft/ttg.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -51,7 +52,7 @@ struct state {
 
     std::mutex registry_mutex;
     std::vector<tt_base*> tts;  ///< by number; null once destroyed
-    std::unordered_map<std::uint32_t, std::vector<std::function<void(tt_base&)>>> waiting;
+    std::unordered_map<std::uint32_t, std::vector<message_fn>> waiting;
 
     std::mutex names_mutex;
     std::deque<std::string> names;
@@ -107,7 +108,7 @@ std::uint32_t register_tt(tt_base* tt) {
 
 void make_executable(tt_base* tt) {
     state& s = st();
-    std::vector<std::function<void(tt_base&)>> ready;
+    std::vector<message_fn> ready;
     {
         std::lock_guard lock(s.registry_mutex);
         if (tt->executable) return;
@@ -146,7 +147,7 @@ void unregister_tt(std::uint32_t id) noexcept {
     if (id < s.tts.size()) s.tts[id] = nullptr;
 }
 
-void with_tt(std::uint32_t id, std::function<void(tt_base&)> fn) {
+void with_tt(std::uint32_t id, message_fn fn) {
     state& s = st();
     tt_base* t = nullptr;
     {
@@ -187,7 +188,7 @@ tt_base& wait_for_tt(std::uint32_t id) {
     }
 }
 
-void deliver_message(std::uint32_t id, std::function<void(tt_base&)> fn) noexcept {
+void deliver_message(std::uint32_t id, message_fn fn) noexcept {
     try {
         with_tt(id, std::move(fn));
     } catch (...) {
@@ -231,19 +232,21 @@ const char* interned(const std::string& name) {
     return s.names.emplace_back(name).c_str();
 }
 
+/// The template tasks reachable from `roots` through edges, either way: the roots first,
+/// in their order, then the others breadth first.
 std::vector<const tt_base*> reachable(const std::vector<const tt_base*>& roots) {
     std::vector<const tt_base*> out;
     std::set<const tt_base*> seen;
-    std::vector<const tt_base*> todo(roots.rbegin(), roots.rend());
-    while (!todo.empty()) {
-        const tt_base* t = todo.back();
-        todo.pop_back();
-        if (t == nullptr || !seen.insert(t).second) continue;
-        out.push_back(t);
-        auto visit = [&todo](const edge_base* e) {
+    auto add = [&out, &seen](const tt_base* t) {
+        if (t != nullptr && seen.insert(t).second) out.push_back(t);
+    };
+    for (const tt_base* r : roots) add(r);
+    for (std::size_t next = 0; next < out.size(); ++next) {
+        const tt_base* t = out[next];
+        auto visit = [&add](const edge_base* e) {
             if (e == nullptr) return;
-            for (const terminal_ref& r : e->producers) todo.push_back(r.owner);
-            for (const terminal_ref& r : e->consumers) todo.push_back(r.owner);
+            for (const terminal_ref& r : e->producers) add(r.owner);
+            for (const terminal_ref& r : e->consumers) add(r.owner);
         };
         for (std::size_t i = 0; i < t->num_inputs(); ++i) visit(t->input_edge(i));
         for (std::size_t i = 0; i < t->num_outputs(); ++i) visit(t->output_edge(i));
@@ -251,7 +254,7 @@ std::vector<const tt_base*> reachable(const std::vector<const tt_base*>& roots) 
     return out;
 }
 
-std::string check_graph(const std::vector<const tt_base*>& tts, std::size_t roots) {
+std::string check_graph(const std::vector<const tt_base*>& tts, const std::vector<const tt_base*>& roots) {
     std::string problems;
     auto add = [&problems](const std::string& p) { problems += (problems.empty() ? "" : "; ") + p; };
     for (std::size_t n = 0; n < tts.size(); ++n) {
@@ -259,7 +262,8 @@ std::string check_graph(const std::vector<const tt_base*>& tts, std::size_t root
         for (std::size_t i = 0; i < t->num_inputs(); ++i) {
             const edge_base* e = t->input_edge(i);
             // A root's inputs may come from invoke(key, values...) alone.
-            if (e != nullptr && (e->pull || !e->producers.empty() || n < roots)) continue;
+            if (e != nullptr && (e->pull || !e->producers.empty() || std::find(roots.begin(), roots.end(), t) != roots.end()))
+                continue;
             add("input terminal " + std::to_string(i) + " ('" + t->input_name(i) + "') of template task '" + t->name() +
                 "' is joined to edge '" + (e ? e->name : std::string("?")) + "', on which no output terminal sends");
         }

@@ -163,6 +163,8 @@ public:
     template <class Range>
         requires(!std::is_void_v<Key>)
     void broadcast(const Range& keys, const V& value) const {
+        static_assert(std::is_copy_constructible_v<V>,
+                      "weft::ttg::Out::broadcast: one value to many keys needs a copyable value type");
         std::vector<K> ks;
         for (const auto& k : keys) ks.push_back(k);
         if (ks.empty()) return;
@@ -201,7 +203,12 @@ private:
     void deliver(const K& key, U&& value) const {
         const auto& ps = ports();
         if (ps.empty()) return;
-        for (std::size_t i = 0; i + 1 < ps.size(); ++i) ps[i]->put(key, V(value));
+        if constexpr (std::is_copy_constructible_v<V>) {
+            for (std::size_t i = 0; i + 1 < ps.size(); ++i) ps[i]->put(key, V(value));
+        } else if (ps.size() > 1) {
+            throw error("weft::ttg: a send on output terminal '" + name_ + "' of a move-only value, to an edge with " +
+                        std::to_string(ps.size()) + " input terminals: each would need a copy");
+        }
         ps.back()->put(key, V(std::forward<U>(value)));
     }
 

@@ -40,9 +40,9 @@ std::uint64_t tasks_run() noexcept;
 namespace detail {
 /// Every template task reachable from `roots` through edges, roots first.
 std::vector<const tt_base*> reachable(const std::vector<const tt_base*>& roots);
-/// What is not connected in `tts`, of which the first `roots` are where the program
-/// starts the graph (their inputs may be fed by invoke alone); empty if all is.
-std::string check_graph(const std::vector<const tt_base*>& tts, std::size_t roots);
+/// What is not connected in `tts`; `roots` are where the program starts the graph (their
+/// inputs may be fed by invoke alone). Empty if all is.
+std::string check_graph(const std::vector<const tt_base*>& tts, const std::vector<const tt_base*>& roots);
 void print_dot(std::ostream& os, const std::vector<const tt_base*>& tts);
 
 template <class T>
@@ -61,8 +61,9 @@ const tt_base* as_base(const T& t) {
 /// every terminal that is not connected (template task, terminal number and name, edge).
 template <class... T>
 bool make_graph_executable(const T&... tts) {
-    const std::vector<const detail::tt_base*> all = detail::reachable({detail::as_base(tts)...});
-    const std::string problems = detail::check_graph(all, sizeof...(T));
+    const std::vector<const detail::tt_base*> roots{detail::as_base(tts)...};
+    const std::vector<const detail::tt_base*> all = detail::reachable(roots);
+    const std::string problems = detail::check_graph(all, roots);
     if (!problems.empty()) throw error("weft::ttg::make_graph_executable: " + problems);
     for (const detail::tt_base* t : all) detail::make_executable(const_cast<detail::tt_base*>(t));
     return true;

@@ -329,6 +329,17 @@ private:
             weft::post(detail::message_action<K, V>{}, weft::find_locality(to), tt->id_, std::uint32_t{I}, k, std::move(v));
         }
         void put_many(const std::vector<K>& keys, const V& v) override {
+            if constexpr (!std::is_copy_constructible_v<V>) {
+                (void)keys;
+                (void)v;
+                throw error("weft::ttg: a broadcast of a move-only value");  // Out::broadcast refuses it
+            } else {
+                put_many_copies(keys, v);
+            }
+        }
+        void put_many_copies(const std::vector<K>& keys, const V& v)
+            requires std::is_copy_constructible_v<V>
+        {
             const std::uint32_t here = weft::get_locality_id();
             std::unordered_map<std::uint32_t, std::vector<K>> away;
             for (const K& k : keys) {
@@ -359,7 +370,13 @@ private:
         }
         void set(const K& k, V&& v) override { tt->template accept<I>(k, std::move(v)); }
         void set_many(const std::vector<K>& keys, const V& v) override {
-            for (const K& k : keys) tt->template accept<I>(k, V(v));
+            if constexpr (!std::is_copy_constructible_v<V>) {
+                (void)keys;
+                (void)v;
+                throw error("weft::ttg: a broadcast of a move-only value");
+            } else {
+                for (const K& k : keys) tt->template accept<I>(k, V(v));
+            }
         }
         void set_size_here(const K& k, std::size_t n) override { tt->template size_stream<I>(k, n); }
         void finalize_here(const K& k) override { tt->template finalize_stream<I>(k); }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
@@ -400,6 +401,89 @@ TEST(ttg_hold, a_chain_runs_on_one_worker_through_the_bypass) {
         moves += where[k] != where[k - 1] ? 1 : 0;
     }
     EXPECT_LE(moves, 1);
+}
+
+TEST_P(ttg_test, move_only_values) {
+    // std::unique_ptr values through a join, a cycle, a stream (reducer in place) and a
+    // pure task; a send of one to two input terminals is an error (each would need a
+    // copy), reported by fence().
+    in_task([] {
+        using ip = std::unique_ptr<long>;
+        ttg::Edge<int, ip> a("a"), b("b"), loop("loop"), stream("stream"), pure_out("pure-out");
+        results<int, long> joined, summed;
+        std::atomic<long> last{0};
+        auto pa = ttg::make_tt<int>([](const int& k, std::tuple<ttg::Out<int, ip>>& out) { ttg::send<0>(k, std::make_unique<long>(k), out); },
+                                    ttg::edges(), ttg::edges(a), "make-a");
+        auto pb = ttg::make_tt<int>(
+            [](const int& k, std::tuple<ttg::Out<int, ip>, ttg::Out<int, ip>>& out) {
+                ttg::send<0>(k, std::make_unique<long>(2 * k), out);
+                for (int i = 0; i < 4; ++i) ttg::send<1>(k, std::make_unique<long>(k + i), out);
+            },
+            ttg::edges(), ttg::edges(b, stream), "make-b");
+        auto join = ttg::make_tt([&joined](const int& k, ip x, ip y, std::tuple<>&) { joined.put(k, *x * *y); },
+                                 ttg::edges(a, b), ttg::edges(), "join", {"x", "y"});
+        auto sum = ttg::make_tt([&summed](const int& k, ip&& s, std::tuple<>&) { summed.put(k, *s); }, ttg::edges(stream),
+                                ttg::edges(), "sum", {"values"});
+        sum->template set_input_reducer<0>([](ip& acc, ip&& v) { *acc += *v; }, 4);
+        auto step = ttg::make_tt(
+            [&last](const int& k, ip&& acc, std::tuple<ttg::Out<int, ip>>& out) {
+                *acc += k;
+                if (k < 100) ttg::send<0>(k + 1, std::move(acc), out);
+                else last = *acc;
+            },
+            ttg::edges(loop), ttg::edges(loop), "step");
+        auto pure = ttg::make_tt([](const int& k, ip&& v) { return std::make_unique<long>(*v + k); }, ttg::edges(pure_out),
+                                 ttg::edges(loop), "pure", {"v"});
+        ttg::make_graph_executable(pa, pb, pure);
+        for (int k = 0; k < 200; ++k) {
+            pa->invoke(k);
+            pb->invoke(k);
+        }
+        pure->invoke(0, std::make_unique<long>(0));
+        ttg::fence();
+        ASSERT_EQ(joined.got.size(), 200u);
+        ASSERT_EQ(summed.got.size(), 200u);
+        for (int k = 0; k < 200; ++k) {
+            EXPECT_EQ(joined.got[k], 2L * k * k);
+            EXPECT_EQ(summed.got[k], 4L * k + 6);
+        }
+        EXPECT_EQ(last.load(), 100L * 101 / 2);
+
+        // One value, two receivers.
+        ttg::Edge<int, ip> both("both");
+        auto src = ttg::make_tt<int>([](const int& k, std::tuple<ttg::Out<int, ip>>& out) { ttg::send<0>(k, std::make_unique<long>(k), out); },
+                                     ttg::edges(), ttg::edges(both), "src");
+        auto r1 = ttg::make_tt([](const int&, ip&&, std::tuple<>&) {}, ttg::edges(both), ttg::edges(), "r1");
+        auto r2 = ttg::make_tt([](const int&, ip&&, std::tuple<>&) {}, ttg::edges(both), ttg::edges(), "r2");
+        ttg::make_graph_executable(src);
+        src->invoke(1);
+        try {
+            ttg::fence();
+            ADD_FAILURE() << "no error";
+        } catch (const weft::error& e) {
+            EXPECT_NE(std::string(e.what()).find("move-only"), std::string::npos) << e.what();
+        }
+    });
+}
+
+TEST_P(ttg_test, every_root_may_be_fed_by_invoke_alone) {
+    // Regression: make_graph_executable took the first N template tasks of a depth-first
+    // walk for the N roots, so a later root with an input fed by invoke alone was
+    // reported as unconnected when the first root's successors came before it.
+    in_task([] {
+        ttg::Edge<int, int> e("e"), fed("fed-by-invoke");
+        std::atomic<int> got{0};
+        auto first = ttg::make_tt<int>([](const int& k, std::tuple<ttg::Out<int, int>>& out) { ttg::send<0>(k, k, out); },
+                                       ttg::edges(), ttg::edges(e), "first");
+        auto next = ttg::make_tt([&got](const int&, int v, std::tuple<>&) { got += v; }, ttg::edges(e), ttg::edges(), "next");
+        auto second = ttg::make_tt([&got](const int&, int v, std::tuple<>&) { got += v; }, ttg::edges(fed), ttg::edges(),
+                                   "second", {"v"});
+        EXPECT_TRUE(ttg::make_graph_executable(first, second));
+        first->invoke(3);
+        second->invoke(1, 4);
+        ttg::fence();
+        EXPECT_EQ(got.load(), 7);
+    });
 }
 
 TEST(ttg_single, priomap_orders_ready_instances) {

@@ -30,7 +30,7 @@ public:
 
 /// Runs `fn` on template task number `id` of this locality, now or once it is made
 /// (src/ttg/ttg.cpp); until then it counts as work in progress.
-void with_tt(std::uint32_t id, std::function<void(tt_base&)> fn);
+void with_tt(std::uint32_t id, message_fn fn);
 /// Template task number `id` here, once it is made and executable (a pull from another
 /// locality may come first). @throws weft::error if it is not within 60 s, or was
 /// destroyed.
@@ -49,7 +49,7 @@ V read_pulled(tt_base& tt, std::uint32_t terminal, const K& k);
 /// Runs with_tt(tt, fn) for a message that came from another locality: what it throws
 /// (a second value for a key, a stream misuse) is kept for fence() here, as a task
 /// body's exception is; the message counts as received either way.
-void deliver_message(std::uint32_t tt, std::function<void(tt_base&)> fn) noexcept;
+void deliver_message(std::uint32_t tt, message_fn fn) noexcept;
 
 template <class K, class V>
 void receive_message(std::uint32_t tt, std::uint32_t terminal, K key, V value) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -40,6 +41,33 @@ void unregister_tt(std::uint32_t id) noexcept;
 /// delivered now): make_graph_executable, execute and fence call it.
 void make_executable(tt_base* tt);
 void make_all_executable();
+
+/// A message for a template task, run on it where it lives: std::function<void(tt_base&)>
+/// but move-only (C++23's std::move_only_function, which C++20 lacks), so that the
+/// values it carries may be move-only.
+class message_fn {
+public:
+    message_fn() = default;
+    template <class F>
+        requires(!std::is_same_v<std::decay_t<F>, message_fn> && std::is_invocable_v<std::decay_t<F>&, tt_base&>)
+    message_fn(F&& f)  // implicit: it stands for the callable
+        : call_(std::make_unique<model<std::decay_t<F>>>(std::forward<F>(f))) {}
+    void operator()(tt_base& t) { call_->run(t); }
+
+private:
+    struct callable {
+        virtual ~callable() = default;
+        virtual void run(tt_base& t) = 0;
+    };
+    template <class F>
+    struct model final : callable {
+        F f;
+        template <class G>
+        explicit model(G&& g) : f(std::forward<G>(g)) {}
+        void run(tt_base& t) override { f(t); }
+    };
+    std::unique_ptr<callable> call_;
+};
 
 /// This locality's count of work in progress: template task instances scheduled or
 /// running. fence() waits for it to reach zero (and for every other locality's).
