@@ -5,15 +5,18 @@
 // it, the same numerics as four tree walks with a barrier after each (native MADNESS's
 // shape, on weft::task_group), and serially; every result is checked.
 //
-// The basis (Alpert's multiwavelets): on box l of level n of the unit cube, the scaling
-// functions are the tensor products of phi_i(x) = sqrt(2i + 1) P_i(2x - 1), i < k,
-// dilated and translated, so the coefficients of f on a box are k^3 numbers. The two-
-// scale relation takes the 8 children's coefficients ((2k)^3 numbers) to the parent's
-// (k^3, the sum part s) and the wavelet coefficients (the other 7k^3, the difference d)
-// by an orthogonal (2k) x (2k) matrix W applied along each dimension. Its first k rows
-// are the filter H (phi_i on [0, 1] in terms of phi_j on the two halves); the others
-// are an orthonormal basis of the complement, which spans the multiwavelets of that
-// order. W is computed here by Gauss-Legendre quadrature (exact for these degrees).
+// The basis: on box l of level n of the unit cube, the scaling functions (Alpert's) are
+// the tensor products of phi_i(x) = sqrt(2i + 1) P_i(2x - 1), i < k, dilated and
+// translated, so the coefficients of f on a box are k^3 numbers. The two-scale relation
+// takes the 8 children's coefficients ((2k)^3 numbers) to the parent's (k^3, the sum
+// part s) and the wavelet coefficients (the other 7k^3, the difference d) by an
+// orthogonal (2k) x (2k) matrix W applied along each dimension. Its first k rows are the
+// filter H (phi_i on [0, 1] in terms of phi_j on the two halves); the others are an
+// orthonormal basis of the complement, which spans the multiwavelets of that order
+// (Gram-Schmidt's basis of it, not Alpert's: norms, truncation and the transforms do not
+// depend on the choice). W is computed here by Gauss-Legendre quadrature, exact for
+// these degrees, and checked orthogonal. A box too coarse for its k^3 quadrature points
+// to see a Gaussian is refined whatever its difference part says (gaussian::unresolved).
 //
 //   project(box):     the children's coefficients, by k-point quadrature; if their
 //                     difference part is at most --thresh (and the level is at least
