@@ -205,6 +205,7 @@ constexpr option_spec options[] = {
     {"queue-bound", "WEFT_QUEUE_BOUND", true, "N  the hierarchical policy's tasks per worker queue (default 40)"},
     {"queue-public", "WEFT_QUEUE_PUBLIC", true, "N  of which at most N visible to thieves (default 20)"},
     {"stack-size", "WEFT_STACK_SIZE", true, "BYTES   usable bytes per task stack, K/M suffixes allowed"},
+    {"main-stack-size", "WEFT_MAIN_STACK_SIZE", true, "BYTES  usable bytes of the stack of weft::run's first task, main (default 8M, as an OS main thread's)"},
     {"stack-trim", "WEFT_STACK_TRIM", true, "MS  every MS ms the stack pool gives back the memory of stacks unused that long and unmaps those beyond the decaying peak (default 1000; 0 = keep until stop)"},
     {"hand-off", "WEFT_HAND_OFF", true, "on|off  hand tasks that dataflow, continuations and resumptions ready straight to a worker spinning idle (default on)"},
     {"spmd", "WEFT_SPMD", false, "                run the program's main function on every locality, not only on locality 0"},
@@ -240,6 +241,7 @@ void apply(runtime_config& cfg, std::string_view name, std::string_view where, s
     else if (name == "queue-bound") cfg.queue_bound = parse_queue_size(where, value);
     else if (name == "queue-public") cfg.queue_public = parse_queue_size(where, value);
     else if (name == "stack-size") cfg.stack_size = parse_stack_size(where, value);
+    else if (name == "main-stack-size") cfg.main_stack_size = parse_stack_size(where, value);
     else if (name == "stack-trim") cfg.stack_trim_ms = parse_stack_trim(where, value);
     else if (name == "hand-off") cfg.hand_off = parse_flag(where, value);
     else if (name == "print-topology") cfg.print_topology = parse_flag(where, value);
@@ -395,6 +397,8 @@ void validate(const runtime_config& cfg) {
              "milliseconds from 0 (at exit only) to 3600000");
     if (cfg.stack_size != 0 && (cfg.stack_size < 16 * 1024 || cfg.stack_size > max_stack_size))
         fail("runtime_config::stack_size", std::to_string(cfg.stack_size), "0 (default) or 16384 to 1073741824");
+    if (cfg.main_stack_size < 16 * 1024 || cfg.main_stack_size > max_stack_size)
+        fail("runtime_config::main_stack_size", std::to_string(cfg.main_stack_size), "16384 to 1073741824");
     parse_stack_trim("runtime_config::stack_trim_ms", std::to_string(cfg.stack_trim_ms));
     parse_timeout("runtime_config::deadlock_timeout_ms", std::to_string(cfg.deadlock_timeout_ms));
     parse_on_deadlock("runtime_config::on_deadlock", cfg.on_deadlock);

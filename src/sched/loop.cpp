@@ -80,7 +80,8 @@ void worker_loop() noexcept {
         scheduler* s = w->sched;
         const std::uint64_t stolen_before =
             w->tracing ? w->counters.stolen_to_staged.get() + w->counters.stolen_to_pending.get() : 0;
-        task* t = s->next_task(w);
+        // A fork's child first (fork_to), then what the queues hold.
+        task* t = w->run_next != nullptr ? std::exchange(w->run_next, nullptr) : s->next_task(w);
         if (t == nullptr && s->throttled(w)) {
             // Throttled: what it queued goes to the active workers (they steal it), and
             // it sleeps at once instead of spinning.
@@ -373,6 +374,28 @@ void suspend(suspend_callback cb, void* arg, const wait_reason& why) {
     // Resumed, possibly on another worker: switch_to_pending set that worker's state.
 }
 
+bool fork_to(task* child) {
+    worker* w = current_worker();
+    if (w == nullptr || w->current_task == nullptr || w->spawn.how != ext::spawn_path::kind::stealing) return false;
+    task* parent = w->current_task;
+    if ((parent->flags & task_flag_pinned) != 0 || (child->flags & task_flags_slow_path) != 0 ||
+        child->prio != task_priority::normal)
+        return false;
+    w->ran_at_spawn.store(nullptr, std::memory_order_relaxed);  // relaxed: see worker_hot
+    note_spawn(w, child);  // counted before the parent can be stolen and finish
+    child->state.store(task_state::staged, std::memory_order_relaxed);  // relaxed: diagnostics and take-back
+    // Continuation stealing (Cilk-5's work-first principle, Frigo, Leiserson and Randall,
+    // PLDI 1998; HPX's launch::fork): the parent suspends, its continuation goes on this
+    // worker's deque where thieves take the oldest, and the loop runs the child next.
+    suspend(
+        [](task* me, void* arg) noexcept {
+            worker* here = current_worker();
+            here->run_next = static_cast<task*>(arg);
+            here->sched->resume_continuation(here, me);
+        },
+        child);
+    return true;
+}
 
 std::uint64_t current_holder_id() noexcept {
     const task* t = current_task();

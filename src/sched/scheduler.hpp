@@ -79,6 +79,7 @@ struct alignas(cache_line_size) worker : worker_hot {
     task_fifo pinned;                             ///< pinned tasks taken from the inbox, in order
     task_fifo pinned_yielded;                     ///< those that yielded: run after other work
     task* own_stack_first = nullptr;              ///< the task a new own-stack context starts with
+    task* run_next = nullptr;                     ///< fork_to's child: the loop runs it before anything else
     suspend_hook on_suspend{};                    ///< see set_suspend_hook (detail/suspend.hpp)
     std::size_t inline_reserve = 0;               ///< see worker_hot::inline_floor
     unsigned idle_spins = 0;
@@ -137,6 +138,10 @@ public:
 
     void spawn(worker* self, task* t);
     void resume(worker* self, task* t) noexcept;
+    /// resume() for the continuation of a task that forked (fork_to): on `self`'s
+    /// stealing deque, where `self` takes its newest continuation first and thieves the
+    /// oldest; through the policy as resume() does if the push fails.
+    void resume_continuation(worker* self, task* t) noexcept;
     /// Direct hand-off: gives the readied task `t` to a worker other than `self` that
     /// spins idle with its mailbox open; false if none took it (then queue it as usual).
     /// Normal-priority tasks only, neither pinned nor needing a stack of their own.

@@ -103,6 +103,20 @@ void scheduler::resume(worker* self, task* t) noexcept {
     after_schedule(self, p);
 }
 
+void scheduler::resume_continuation(worker* self, task* t) noexcept {
+    t->state.store(task_state::pending, std::memory_order_relaxed);  // relaxed: published by the push
+    if (cfg_.timing || cfg_.tracing) t->queued_at = cycle_clock_now();
+    self->stats.resumes.add();
+    try {
+        self->spawn.deque->push(t);  // fork_to checked that the path is a stealing deque
+    } catch (...) {
+        // The deque could not grow: the policy's queues take it as any resumed task.
+        after_schedule(self, policy_->schedule(self, *t));
+        return;
+    }
+    after_schedule(self, ext::placement{});
+}
+
 void scheduler::after_schedule(worker* self, ext::placement p) noexcept {
     if (p.worker == ext::placement::local && self != nullptr) {
         // Deliberately without a fence (as oneTBB does for spawns): a wake-up missed in

@@ -92,7 +92,10 @@ void fault_handler(int sig, siginfo_t* info, void* uctx) {
             write_task(t);
             write_str(" (stack size ");
             write_u64(stk.size);
-            write_str(t != nullptr && (t->flags & task_flag_own_stack) != 0
+            // weft::run's first task is named "main" (its stack: --weft:main-stack-size).
+            const bool main_task = t != nullptr && t->name != nullptr && std::strcmp(t->name, "main") == 0;
+            write_str(main_task ? " bytes); raise --weft:main-stack-size\n"
+                      : t != nullptr && (t->flags & task_flag_own_stack) != 0
                           ? " bytes); raise its task_attributes::stack_size\n"
                           : " bytes); raise --weft:stack-size\n");
             std::abort();

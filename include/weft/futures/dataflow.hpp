@@ -5,8 +5,10 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 
 namespace weft {
 namespace detail {
@@ -33,6 +35,8 @@ class dataflow_block final : public task,
     using R = typename unwrapped_value<raw>::type;
     using state = shared_state<R>;
     static constexpr std::size_t n = count_futures_v<Args...>;
+    /// Some arguments are vectors of futures: their elements' waiters are allocated apart.
+    static constexpr bool has_vectors = (is_future_vector_v<Args> || ...);
 
 public:
     template <class F2, class... A2>
@@ -40,6 +44,12 @@ public:
         : state(&destroy, std::is_same_v<Policy, launch::deferred_policy> ? 1 : 2),
           call_(std::in_place, std::forward<F2>(f), std::forward<A2>(a)...), remaining_(n + 1) {
         task::invoke = &run;
+        if constexpr (has_vectors) {
+            std::size_t elements = 0;
+            std::apply([&elements](const auto&... x) { ((elements += vector_size(x)), ...); }, call_->args);
+            vector_nodes_.reset(new waiter[elements == 0 ? 1 : elements]);
+            remaining_.store(n + elements + 1, std::memory_order_relaxed);  // relaxed: before the block is published
+        }
         if constexpr (std::is_same_v<Policy, launch::async_policy>) apply_attributes(*this, p.attributes);
     }
 
@@ -52,15 +62,21 @@ public:
     }
 
 private:
-    /// Registers a waiter on every future argument; with `more` (a deferred start), the
-    /// deferred ones among them go there to be started next instead of starting here.
+    template <class A>
+    static std::size_t vector_size(const A& a) noexcept {
+        if constexpr (is_future_vector_v<A>) return a.size();
+        else return 0;
+    }
+
+    /// Registers a waiter on every future argument (and every element of a vector of
+    /// futures); with `more` (a deferred start), the deferred ones among them go there to
+    /// be started next instead of starting here.
     void register_inputs(deferred_starts* more) noexcept {
-        for_each_future(call_->args, [this, more](std::size_t i, shared_state_base* s) {
-            // The inputs are interchangeable (only their count matters), so a node needs
-            // no owner or index of its own: a callback waiter's waiting_task names the
-            // block. 32 bytes a node instead of fan_in_node's 56 keep a three-input
-            // block at 5 cache lines instead of 6.
-            waiter& node = nodes_[i];
+        // The inputs are interchangeable (only their count matters), so a node needs no
+        // owner or index of its own: a callback waiter's waiting_task names the block. 32
+        // bytes a node instead of fan_in_node's 56 keep a three-input block at 5 cache
+        // lines instead of 6.
+        const auto watch = [this, more](waiter& node, shared_state_base* s) {
             node.waiting_task = this;
             node.callback = &on_input_ready;
             if (more == nullptr) {
@@ -69,7 +85,20 @@ private:
             }
             if (s->deferred_pending() && !more->push(s)) s->run_deferred();
             if (!s->add_waiter(node)) arrived(this);
-        });
+        };
+        for_each_future(call_->args, [&watch, this](std::size_t i, shared_state_base* s) { watch(nodes_[i], s); });
+        if constexpr (has_vectors) {
+            std::size_t j = 0;
+            std::apply(
+                [&](auto&... x) {
+                    (([&] {
+                         if constexpr (is_future_vector_v<decltype(x)>)
+                             for (auto& f : x) watch(vector_nodes_[j++], state_of(f));
+                     }()),
+                     ...);
+                },
+                call_->args);
+        }
         arrived(this);
     }
 
@@ -117,6 +146,9 @@ private:
 
     std::optional<dataflow_call<F, Args...>> call_;
     waiter nodes_[n == 0 ? 1 : n];
+    struct no_vector_nodes {};
+    /// The waiters of the vector arguments' elements (allocated only when there are any).
+    [[no_unique_address]] std::conditional_t<has_vectors, std::unique_ptr<waiter[]>, no_vector_nodes> vector_nodes_;
     std::atomic<std::size_t> remaining_;  // next to the nodes: an arrival touches one line or two
 };
 
@@ -126,7 +158,10 @@ private:
 /// according to `policy` (launch::async: a new task, the default; launch::sync: inline
 /// in whatever completes the last input; launch::deferred: on the first wait of the
 /// result). `f` receives the futures themselves, ready (wrap it in weft::unwrapping to
-/// receive values); other arguments are decay-copied and passed through. Returns the
+/// receive values); a std::vector of futures or shared_futures counts as one argument
+/// whose every element is waited for (f receives the vector, each element ready; its
+/// elements' waiters take one allocation of their own); other arguments are
+/// decay-copied and passed through. Returns the
 /// future of f's result, unwrapped if f returns a future. A seed 000 §1.8 LCO.
 /// @throws weft::future_error (no_state) if a future argument has no shared state,
 /// naming the argument; nothing is moved from then.
@@ -146,6 +181,17 @@ auto dataflow(P&& policy, F&& f, Args&&... args) {
     } else {
         return future<R>();
     }
+}
+
+/// As dataflow(policy, f, args...), run as the launch set `l` says at this call
+/// (detail::with_launch: fork runs as async; a set chooses as weft::async does).
+/// @throws weft::error for an empty set.
+template <class F, class... Args>
+    requires std::is_invocable_v<std::decay_t<F>&, std::decay_t<Args>...>
+auto dataflow(launch l, F&& f, Args&&... args) {
+    return detail::with_launch(l, [&](auto policy) {
+        return dataflow(policy, std::forward<F>(f), std::forward<Args>(args)...);
+    });
 }
 
 /// As dataflow(policy, f, args...), with f run by `executor` (its async_execute) once

@@ -61,6 +61,12 @@ struct runtime_config {
     /// stacks in use that decays by an eighth per period. 0 = keep every stack until the
     /// runtime stops.
     unsigned stack_trim_ms = 1000;
+    /// Usable stack bytes of the first task weft::run (and so <weft/main.hpp>) starts,
+    /// "main": as large as an OS main thread's by default (8 MiB), since programs keep
+    /// large arrays on main's stack. Mapped when main starts; the memory is touched only
+    /// as far as main uses it. At least 16 KiB; a size below stack_size gives main the
+    /// runtime's stack.
+    std::size_t main_stack_size = std::size_t{8} << 20;
     /// Direct hand-off: a task that a dataflow, a continuation or a resumption readies
     /// goes straight to a worker that is spinning idle, through a one-task mailbox that
     /// worker watches, instead of waiting in its readier's queue to be stolen (one cache

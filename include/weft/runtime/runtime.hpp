@@ -97,7 +97,8 @@ private:
 };
 
 /// Starts a runtime configured from WEFT_* and the --weft:* options of argv, runs
-/// `fn(argc, argv)` as the first task (named "main", argv without the --weft: options),
+/// `fn(argc, argv)` as the first task (named "main", argv without the --weft: options, on
+/// a stack of runtime_config::main_stack_size bytes: 8 MiB by default),
 /// waits until it and every task it spawned have finished, stops the runtime and
 /// returns fn's result (0 if fn returns void). An exception escaping fn is rethrown
 /// here after the runtime stopped. If the counters or the trace could not be written
@@ -117,7 +118,9 @@ int run(int argc, char** argv, F&& fn) {
         rt.stop();
         return 0;
     }
-    future<int> root = async(task_attributes{task_priority::normal, "main"}, [&fn, argc, argv]() -> int {
+    task_attributes main_attributes{task_priority::normal, "main"};
+    main_attributes.stack_size = rt.config().main_stack_size;
+    future<int> root = async(main_attributes, [&fn, argc, argv]() -> int {
         if constexpr (std::is_void_v<std::invoke_result_t<F&, int, char**>>) {
             fn(argc, argv);
             return 0;

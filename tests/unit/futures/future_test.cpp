@@ -36,6 +36,33 @@ TEST_P(future_test, value_reference_void_and_move_only_results) {
     weft::async([] {}).get();
 }
 
+// Regression (found writing bench/rdp): `a = a` on a shared_future cleared it (and leaked
+// a reference), so a later get() threw no_state.
+TEST_P(future_test, shared_future_self_assignment_keeps_the_state) {
+    weft::shared_future<int> a = weft::make_ready_future(3).share();
+    weft::shared_future<int>& alias = a;
+    a = alias;
+    ASSERT_TRUE(a.valid());
+    EXPECT_EQ(a.get(), 3);
+    weft::shared_future<int> b = a;
+    a = weft::shared_future<int>();
+    weft::shared_future<int>& b_alias = b;
+    b = b_alias;  // the last reference assigned to itself
+    ASSERT_TRUE(b.valid());
+    EXPECT_EQ(b.get(), 3);
+}
+
+// A deferred result waited for from a task runs in the waiter, with no suspension.
+TEST_P(future_test, waiting_for_a_deferred_result_does_not_suspend) {
+    in_task([] {
+        auto phases = weft::counters::query("/threads/count/cumulative-phases");
+        const double before = phases.evaluate().at(0).value;
+        for (int i = 0; i < 100; ++i) EXPECT_EQ(weft::async(weft::launch::deferred, [i] { return i; }).get(), i);
+        // Other workers' phases count too; 100 suspensions would add 100 resumptions.
+        EXPECT_LT(phases.evaluate().at(0).value - before, 50.0);
+    });
+}
+
 TEST_P(future_test, valid_is_ready_and_wait) {
     weft::future<int> empty;
     EXPECT_FALSE(empty.valid());

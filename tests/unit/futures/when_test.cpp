@@ -227,6 +227,44 @@ TEST_P(when_test, dataflow_waits_for_future_arguments_only) {
     EXPECT_THROW(input_failed.get(), std::runtime_error);
 }
 
+TEST_P(when_test, dataflow_waits_for_every_element_of_a_vector_of_futures) {
+    std::vector<weft::promise<int>> ps(5);
+    std::vector<weft::shared_future<int>> shared;
+    for (auto& p : ps) shared.push_back(p.get_future().share());
+    std::vector<weft::future<int>> unique;
+    for (int i = 0; i < 3; ++i) unique.push_back(weft::async([i] { return 100 * i; }));
+    std::atomic<bool> ran{false};
+    auto r = weft::dataflow(
+        [&ran](std::vector<weft::shared_future<int>> a, weft::future<int> b, std::vector<weft::future<int>> c, int k) {
+            ran = true;
+            int sum = b.get() + k;
+            for (auto& x : a) sum += x.get();
+            for (auto& x : c) sum += x.get();
+            return sum;
+        },
+        shared, weft::make_ready_future(1000), std::move(unique), 5);
+    for (std::size_t i = 0; i + 1 < ps.size(); ++i) ps[i].set_value(static_cast<int>(i));
+    EXPECT_EQ(r.wait_for(std::chrono::milliseconds(20)), weft::future_status::timeout);
+    EXPECT_FALSE(ran.load());  // one element is still missing
+    ps.back().set_value(4);
+    EXPECT_EQ(r.get(), 1000 + 5 + (0 + 1 + 2 + 3 + 4) + 300);
+    // Empty vectors, and a deferred dataflow over a vector.
+    std::vector<weft::shared_future<int>> none;
+    EXPECT_EQ(weft::dataflow([](std::vector<weft::shared_future<int>> e) { return e.size(); }, none).get(), 0u);
+    auto lazy = weft::dataflow(weft::launch::deferred, [](std::vector<weft::shared_future<int>> v) { return v[0].get(); },
+                               std::vector<weft::shared_future<int>>{weft::async(weft::launch::deferred, [] { return 9; })});
+    EXPECT_EQ(lazy.get(), 9);
+    // An element without a state is named, and nothing runs.
+    std::vector<weft::shared_future<int>> broken(2);
+    broken[0] = weft::make_ready_future(1).share();
+    try {
+        (void)weft::dataflow([](std::vector<weft::shared_future<int>>) {}, broken);
+        ADD_FAILURE() << "no exception";
+    } catch (const weft::future_error& e) {
+        EXPECT_NE(std::string(e.what()).find("element 1 of argument 1"), std::string::npos) << e.what();
+    }
+}
+
 TEST_P(when_test, dataflow_counts_every_input_including_repeated_and_deferred_ones) {
     // One state watched three times (three waiters on one list) and a deferred input,
     // which dataflow must start itself: the function runs once, after the last of them.

@@ -198,6 +198,21 @@ TEST(options, stack_trim_is_a_period_in_milliseconds_or_zero) {
     EXPECT_THROW(weft::validate(c), weft::bad_option);
 }
 
+TEST(options, main_stack_size_defaults_to_an_os_main_threads) {
+    EXPECT_EQ(parse({"prog"}).main_stack_size, std::size_t{8} << 20);
+    EXPECT_EQ(parse({"prog", "--weft:main-stack-size=1M"}).main_stack_size, std::size_t{1} << 20);
+    EXPECT_EQ(parse({"prog"}, {{"WEFT_MAIN_STACK_SIZE", "65536"}}).main_stack_size, 65536u);
+    for (const char* bad : {"--weft:main-stack-size=12", "--weft:main-stack-size=8X", "--weft:main-stack-size=",
+                            "--weft:main-stack-size=2G"}) {
+        const std::string e = error_of({"prog", bad});
+        EXPECT_NE(e.find("--weft:main-stack-size"), std::string::npos) << bad << ": " << e;
+        EXPECT_NE(e.find("16384 to 1073741824"), std::string::npos) << bad << ": " << e;
+    }
+    weft::runtime_config c;
+    c.main_stack_size = 100;
+    EXPECT_THROW(weft::validate(c), weft::bad_option);
+}
+
 TEST(options, unknown_options_are_errors_listing_the_known_ones) {
     const std::string e = error_of({"prog", "--weft:thread=2"});
     EXPECT_NE(e.find("unknown option '--weft:thread=2'"), std::string::npos) << e;

@@ -19,7 +19,7 @@ namespace {
 using weft::detail::allocate_task_block;
 using weft::detail::free_task_block;
 
-constexpr std::size_t sizes[] = {40, 64, 100, 200, 384, 512};
+constexpr std::size_t sizes[] = {40, 64, 100, 200, 384, 512, 700, 1500, 3000};
 
 struct owned {
     void* p;
@@ -116,6 +116,51 @@ TEST(BlockPool, BlocksFreedByPlainThreadsAreReused) {
     // Up to one chunk per class may be carved while batches of one are taken back.
     EXPECT_LE(weft::detail::task_block_pool_bytes(), bytes + 64 * 1024);
     for (const owned& b : live) free_task_block(b.p, b.size);
+}
+
+// Blocks above 512 bytes (closures capturing a few KiB) up to 32 KiB are pooled too, by
+// power-of-two class: reused across rounds (no growth after the first), whoever frees
+// them (regression: they came from operator new, and glibc trimmed and regrew its
+// arenas at every few tasks, 13 times a floorplan run's time).
+TEST(BlockPool, LargeBlocksArePooledAndReusedWhoeverFreesThem) {
+    weft::runtime rt(two_workers());
+    constexpr std::size_t large_sizes[] = {513, 1000, 2048, 4500, 9000, 20000, 32768};
+    constexpr std::size_t count = 300;  // over the 64 a thread keeps per class
+    std::size_t bytes_after_first = 0;
+    for (int round = 0; round < 4; ++round) {
+        std::vector<owned> live;
+        weft::async([&] {
+            for (std::size_t i = 0; i < count; ++i)
+                for (const std::size_t size : large_sizes) {
+                    owned b{allocate_task_block(size), size, (static_cast<std::uint64_t>(round) << 40) | (i << 8) | size};
+                    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(b.p) % weft::cache_line_size, 0u);
+                    stamp(b);
+                    live.push_back(b);
+                }
+        }).get();
+        std::set<void*> distinct;
+        for (const owned& b : live) {
+            EXPECT_TRUE(intact(b)) << "a live block was overwritten";
+            distinct.insert(b.p);
+        }
+        EXPECT_EQ(distinct.size(), live.size());
+        // Even rounds free on a plain thread, odd ones on a worker.
+        auto free_all = [&live] {
+            for (const owned& b : live) free_task_block(b.p, b.size);
+        };
+        if (round % 2 == 0) std::thread(free_all).join();
+        else weft::async(free_all).get();
+        if (round == 0) bytes_after_first = weft::detail::task_block_pool_bytes();
+    }
+    // Rounds 1-3 were served by what round 0 returned (a class's partial list at most
+    // carves one more chunk per thread that allocated: 16 blocks of that class).
+    EXPECT_LE(weft::detail::task_block_pool_bytes(), bytes_after_first + 2 * 16 * 64 * 1024);
+    // Beyond 32 KiB: a plain allocation, still aligned and usable.
+    owned big{allocate_task_block(100'000), 100'000, 7};
+    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(big.p) % weft::cache_line_size, 0u);
+    stamp(big);
+    EXPECT_TRUE(intact(big));
+    free_task_block(big.p, big.size);
 }
 
 // Workers and plain threads allocate and free random sizes at random, each freeing

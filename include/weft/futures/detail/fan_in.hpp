@@ -10,6 +10,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace weft::detail {
 
@@ -36,6 +37,24 @@ concept future_range = requires(R& r) {
     std::end(r);
     requires is_future_v<std::iter_value_t<decltype(std::begin(r))>>;
 };
+
+template <class T>
+struct is_future_vector_impl : std::false_type {};
+template <class T, class A>
+struct is_future_vector_impl<std::vector<T, A>> : std::bool_constant<is_future_v<T>> {};
+/// True for a std::vector of futures or shared_futures: dataflow waits for each element.
+template <class T>
+inline constexpr bool is_future_vector_v = is_future_vector_impl<std::remove_cvref_t<T>>::value;
+
+/// Throws future_error (no_state) naming `call` and the element of the vector argument at
+/// `position` (1-based) that has no shared state.
+template <class V>
+void require_states_of_vector(const char* call, const V& v, std::size_t position) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (!v[i].valid())
+            throw weft::future_error(std::future_errc::no_state, std::string(call) + ": element " + std::to_string(i) +
+                                                                     " of argument " + std::to_string(position));
+}
 
 /// A waiter registered on one input; tells its owner which input became ready.
 struct fan_in_node final : waiter {
@@ -73,7 +92,9 @@ void require_states(const char* call, const As&... as) {
     std::size_t position = 0;
     [[maybe_unused]] const auto check = [&](const auto& a) {
         ++position;
-        if constexpr (is_future_v<std::remove_cvref_t<decltype(a)>>) {
+        if constexpr (is_future_vector_v<decltype(a)>) {
+            require_states_of_vector(call, a, position);
+        } else if constexpr (is_future_v<std::remove_cvref_t<decltype(a)>>) {
             if (!a.valid())
                 throw weft::future_error(std::future_errc::no_state, std::string(call) + ": argument " +
                                                                          std::to_string(position) + " of " +

@@ -3,6 +3,7 @@
 // the ready futures and async.
 #pragma once
 
+#include <weft/futures/detail/launch_choice.hpp>
 #include <weft/futures/detail/shared_state.hpp>
 #include <weft/futures/detail/timed_wait.hpp>
 #include <weft/futures/future_error.hpp>
@@ -261,6 +262,15 @@ public:
         return detail::attach(std::move(*this), std::forward<P>(policy), std::forward<G>(g));
     }
 
+    /// As then(g), run as the launch set `l` says at this call (detail::with_launch: fork
+    /// runs as async; a set chooses as weft::async does). @throws weft::error for an
+    /// empty set; weft::future_error (no_state)
+    template <class G>
+        requires std::is_invocable_v<std::decay_t<G>&, future<T>>
+    auto then(launch l, G&& g) {
+        return detail::with_launch(l, [this, &g](auto policy) { return this->then(policy, std::forward<G>(g)); });
+    }
+
     /// As then(g), run by `executor` (its async_execute) once this future is ready: the
     /// readiness only hands g to the executor, which decides where and when g runs.
     template <executor_like E, class G>
@@ -300,9 +310,10 @@ public:
     shared_future(shared_future&& o) noexcept : base(std::exchange(o.state_, nullptr)) {}
     shared_future(future<T>&& f) noexcept : shared_future(f.valid() ? f.share() : shared_future{}) {}  // NOLINT
     shared_future& operator=(const shared_future& o) noexcept {
-        if (o.state_ != nullptr) o.state_->add_ref();
+        detail::shared_state<T>* s = o.state_;  // read first: `o` may be *this, which reset() clears
+        if (s != nullptr) s->add_ref();
         reset();
-        state_ = o.state_;
+        state_ = s;
         return *this;
     }
     shared_future& operator=(shared_future&& o) noexcept {
@@ -340,6 +351,12 @@ public:
     auto then(P&& policy, G&& g) const {
         check();
         return detail::attach(shared_future(*this), std::forward<P>(policy), std::forward<G>(g));
+    }
+    /// As future::then(l, g).
+    template <class G>
+        requires std::is_invocable_v<std::decay_t<G>&, shared_future<T>>
+    auto then(launch l, G&& g) const {
+        return detail::with_launch(l, [this, &g](auto policy) { return this->then(policy, std::forward<G>(g)); });
     }
     /// As future::then(executor, g).
     template <executor_like E, class G>

@@ -76,7 +76,10 @@ public:
     /// worker); else suspends the calling task or blocks the thread.
     void wait() {
         if (is_ready()) return;
-        run_deferred();
+        if (deferred_ != nullptr) {
+            run_deferred();
+            if (is_ready()) return;  // it ran here: no suspension (which would cost a switch both ways)
+        }
         if (producer_ != nullptr) {
             if (worker_hot* w = current_worker_hot(); try_take_back_fast(w, producer_)) {
                 execute_taken(w, producer_);

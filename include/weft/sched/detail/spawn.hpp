@@ -139,7 +139,9 @@ inline bool try_take_back_fast(worker_hot* w, task* t) noexcept {
     const ext::spawn_path& path = w->spawn;
     switch (path.how) {
         case kind::stealing:
-            if (path.deque->peek_bottom() != t || path.deque->pop() != t) return false;
+            // A fork's continuation (fork_to) on this deque has started: never restart it.
+            // relaxed: if t is in our deque, we put it there after its last state change.
+            if (path.deque->peek_bottom() != t || !t->is_staged() || path.deque->pop() != t) return false;
             break;
         case kind::bounded:
             // This queue also holds resumed tasks, which continue on their own context.
@@ -179,6 +181,13 @@ void spawn_ready(task* t);
 /// `flags` are or-ed into t->flags once it is taken, before it runs. `t` must stay
 /// allocated during the call (its address is compared with queued tasks).
 bool try_run_inline(task* t, std::uint8_t flags = 0) noexcept;
+
+/// launch::fork: runs the new task `child` (not yet spawned) next on this worker and
+/// suspends the calling task, whose continuation thieves may take meanwhile; returns once
+/// the caller runs again (here or on another worker), true. Returns false, doing
+/// nothing, outside a task, for a pinned caller, a pinned, own-stack or prioritised child,
+/// or when the policy's spawn path is not a stealing deque: spawn the child instead.
+bool fork_to(task* child);
 
 /// Called by a runtime-internal task as its last act (see post_internal): counts it on
 /// the worker it finishes on.
