@@ -25,7 +25,7 @@ std::uint64_t count(const ut::tree* t, const ut::node& n) {
     ut::child_slots counts(children);
     ut::child_slots* slots = &counts;
     for (int i = 0; i < children; ++i) {
-        const ut::node child = ut::make_child(n, i);
+        const ut::node child = ut::derive_child(n, i);
 #pragma omp task firstprivate(t, slots, i, child)
         (*slots)[i] = count(t, child);
     }

@@ -13,7 +13,7 @@ namespace ut = weft::bench::uts;
 std::uint64_t count(const ut::tree& t, const ut::node& n) {
     const int children = ut::num_children(t, n);
     std::uint64_t nodes = 1;
-    for (int i = 0; i < children; ++i) nodes += count(t, ut::make_child(n, i));
+    for (int i = 0; i < children; ++i) nodes += count(t, ut::derive_child(n, i));
     return nodes;
 }
 
@@ -28,7 +28,7 @@ void survey(const ut::tree& t, const ut::node& n, shape& s) {
     ++s.nodes;
     if (children == 0) ++s.leaves;
     if (n.height > s.depth) s.depth = n.height;
-    for (int i = 0; i < children; ++i) survey(t, ut::make_child(n, i), s);
+    for (int i = 0; i < children; ++i) survey(t, ut::derive_child(n, i), s);
 }
 
 }  // namespace

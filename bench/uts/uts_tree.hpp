@@ -92,6 +92,19 @@ void run_with_stack(std::size_t bytes, F f) {
     pthread_attr_destroy(&attr);
 }
 
+/// UTS's compute granularity (its -g option; seed 001 L861-L880 sweeps it): a node
+/// derives each child's state this many times (the same state every time), so the work
+/// per node grows while the tree stays the same. Set once by parse_options.
+inline unsigned granularity = 1;
+
+/// make_child, repeated `granularity` times (SHA-1 in nettle: the compiler cannot drop
+/// the repeats).
+inline node derive_child(const node& parent, int i) noexcept {
+    node c = make_child(parent, i);
+    for (unsigned g = 1; g < granularity; ++g) c = make_child(parent, i);
+    return c;
+}
+
 struct options {
     const tree* t = nullptr;
     unsigned workers = 0;
@@ -101,7 +114,7 @@ struct options {
 [[noreturn]] inline void usage(const char* program, int status) {
     std::FILE* out = status == 0 ? stdout : stderr;
     std::fprintf(out,
-                 "usage: %s [--tree=NAME] [--workers=N] [--reps=N] [--weft:...]\n"
+                 "usage: %s [--tree=NAME] [--granularity=G] [--workers=N] [--reps=N] [--weft:...]\n"
                  "  --tree=NAME  the tree to count (default T1):\n",
                  program);
     for (const tree& t : trees) {
@@ -109,6 +122,7 @@ struct options {
                      static_cast<unsigned long long>(t.nodes), t.published ? "" : " (measured here)");
     }
     std::fprintf(out,
+                 "  --granularity=G  derive each child's state G times (UTS -g; 1 to 1000, default 1)\n"
                  "  --workers=N  worker threads (default: hardware concurrency)\n"
                  "  --reps=N     measured repetitions after one warm-up (default 3)\n"
                  "  --weft:*     runtime options, ignored by the anchors\n");
@@ -122,6 +136,7 @@ inline options parse_options(int argc, char** argv) {
         using weft::bench::detail::parse_number;
         if (name == "--tree") return (o.t = find_tree(v)) != nullptr;
         if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
+        if (name == "--granularity") return parse_number(v, granularity) && granularity >= 1 && granularity <= 1000;
         if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
         return false;
     });
@@ -132,11 +147,11 @@ inline options parse_options(int argc, char** argv) {
 inline void print_result(const char* impl, unsigned workers, const tree& t, double seconds,
                          std::uint64_t counted) {
     std::printf("weft-bench problem=uts impl=%s workers=%u n=%llu calls=%llu seconds=%.6f "
-                "ns_per_call=%.3f result=%llu tree=%s\n",
+                "ns_per_call=%.3f result=%llu tree=%s granularity=%u\n",
                 impl, workers, static_cast<unsigned long long>(t.nodes),
                 static_cast<unsigned long long>(t.nodes), seconds,
                 seconds * 1e9 / static_cast<double>(t.nodes), static_cast<unsigned long long>(counted),
-                t.name);
+                t.name, granularity);
     std::fflush(stdout);
 }
 
@@ -152,7 +167,7 @@ std::uint64_t count_fork_join(const tree& t, const node& n) {
     child_slots counts(children);
     TaskGroup g;
     for (int i = 0; i < children; ++i) {
-        g.run([&t, &counts, i, child = make_child(n, i)] { counts[i] = count_fork_join<TaskGroup>(t, child); });
+        g.run([&t, &counts, i, child = derive_child(n, i)] { counts[i] = count_fork_join<TaskGroup>(t, child); });
     }
     g.wait();
     return 1 + counts.sum();

@@ -45,7 +45,7 @@ std::uint64_t count(const ut::tree& t, const ut::node& n) {
     if (children == 0) return 1;
     child_futures f(children);
     for (int i = 0; i < children; ++i)
-        f[i] = weft::async([&t, child = ut::make_child(n, i)] { return count(t, child); });
+        f[i] = weft::async([&t, child = ut::derive_child(n, i)] { return count(t, child); });
     std::uint64_t nodes = 1;
     for (int i = 0; i < children; ++i) nodes += f[i].get();
     return nodes;
