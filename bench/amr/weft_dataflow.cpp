@@ -39,10 +39,10 @@ using amr::block_data;
 using shared_block = weft::shared_future<block_data>;
 using inputs = std::span<const block_data* const>;
 
-/// A task running body(inputs) once the futures `in` are ready. weft::dataflow takes
-/// individual futures only (HPX's also takes a vector of them): up to four inputs go to
-/// it directly, more through weft::when_all (grains below 3 points, injections of many
-/// child blocks).
+/// A task running body(inputs) once the futures `in` are ready: up to four inputs as
+/// separate arguments (no allocation beyond the task's block), more (grains below 3
+/// points, injections of many child blocks) as one vector argument, whose every element
+/// weft::dataflow waits for.
 template <class Body>
 shared_block spawn(std::vector<shared_block>& in, Body body, std::uint64_t& tasks) {
     ++tasks;
@@ -68,14 +68,12 @@ shared_block spawn(std::vector<shared_block>& in, Body body, std::uint64_t& task
                    return body(inputs(v));
                }, std::move(in[0]), std::move(in[1]), std::move(in[2]), std::move(in[3])).share();
     default:
-        ++tasks;
-        return weft::dataflow([body](weft::future<std::vector<shared_block>> all) {
-                   const std::vector<shared_block> f = all.get();
+        return weft::dataflow([body](std::vector<shared_block> f) {
                    std::vector<const block_data*> v;
                    v.reserve(f.size());
                    for (const auto& x : f) v.push_back(&x.get());
                    return body(inputs(v));
-               }, weft::when_all(std::move(in))).share();
+               }, std::move(in)).share();
     }
 }
 
