@@ -121,8 +121,6 @@ void fw_graph(const rdp::fw& p, rdp::table<std::int32_t>& d, idx base) {
         }
         // Every tile has now consumed the readers it waited for (its write at step k
         // holds them); drop them, then record step k's readers of row and column k.
-        // (Two plain assignments: weft's shared_future loses its state when copy-assigned
-        // to itself, as war_at(k-1, k-1) = war_at(k-1, k-1) would be.)
         if (k > 0) {
             for (idx x = 0; x < t; ++x) {
                 war_at(k - 1, x) = none;
