@@ -111,10 +111,17 @@ void scheduler::resume_continuation(worker* self, task* t) noexcept {
         self->spawn.deque->push(t);  // fork_to checked that the path is a stealing deque
     } catch (...) {
         // The deque could not grow: the policy's queues take it as any resumed task.
-        after_schedule(self, policy_->schedule(self, *t));
+        ext::placement p;
+        try {
+            p = policy_->schedule(self, *t);
+        } catch (...) {
+            std::fprintf(stderr, "weft: the scheduler policy failed to requeue a forking task's continuation\n");
+            std::terminate();
+        }
+        after_schedule(self, p);
         return;
     }
-    after_schedule(self, ext::placement{});
+    after_schedule(self, ext::placement{});  // on this worker's own deque
 }
 
 void scheduler::after_schedule(worker* self, ext::placement p) noexcept {
