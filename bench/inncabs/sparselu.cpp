@@ -47,34 +47,7 @@ bool initially_present(int i, int j) {
 
 /// The matrix to factor: BOTS's pattern, sparselu.hpp's values (the same generator,
 /// then strict row diagonal dominance).
-slu::matrix generate(int nb, int bs) {
-    slu::matrix a(nb, bs);
-    std::uint64_t state = 1;
-    for (int i = 0; i < nb; ++i) {
-        for (int j = 0; j < nb; ++j) {
-            if (!initially_present(i, j)) continue;
-            float* b = a.allocate(i, j);
-            for (std::size_t e = 0; e < a.block_elements(); ++e) {
-                state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-                b[e] = static_cast<float>(state >> 40) * (2.0f / 16777216.0f) - 1.0f;
-            }
-        }
-    }
-    for (int i = 0; i < nb; ++i) {
-        for (int r = 0; r < bs; ++r) {
-            double off_diagonal = 0;
-            for (int j = 0; j < nb; ++j) {
-                const float* b = a.block(i, j);
-                if (b == nullptr) continue;
-                for (int c = 0; c < bs; ++c) {
-                    if (j != i || c != r) off_diagonal += std::fabs(static_cast<double>(b[r * bs + c]));
-                }
-            }
-            a.block(i, i)[r * bs + r] = static_cast<float>(off_diagonal + 1.0);
-        }
-    }
-    return a;
-}
+slu::matrix generate(int nb, int bs) { return slu::generate(nb, bs, &initially_present); }
 
 /// The tasks of the factorisation (fwd + bdiv + bmod), from the pattern alone.
 std::uint64_t count_tasks(int nb) {

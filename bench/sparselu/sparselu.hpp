@@ -132,13 +132,15 @@ private:
     std::vector<block_ptr> blocks_;
 };
 
-/// The matrix to factor (see the file comment for the pattern and the values).
-inline matrix generate(int nb, int bs) {
+/// The matrix to factor (see the file comment for the pattern and the values); another
+/// block pattern `present(i, j)` may replace initially_present (INNCABS uses BOTS's).
+template <class Present = bool (*)(int, int)>
+matrix generate(int nb, int bs, Present present = &initially_present) {
     matrix a(nb, bs);
     std::uint64_t state = 1;
     for (int i = 0; i < nb; ++i) {
         for (int j = 0; j < nb; ++j) {
-            if (!initially_present(i, j)) continue;
+            if (!present(i, j)) continue;
             float* b = a.allocate(i, j);
             for (std::size_t e = 0; e < a.block_elements(); ++e) {
                 state = state * 6364136223846793005ULL + 1442695040888963407ULL;
