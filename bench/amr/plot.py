@@ -168,18 +168,25 @@ def print_tables(path):
     walls = [r for r in rows if r.get("mode") == "wall"]
     if walls:
         print("Seed 004 Figs. 5-6: the time step each point reached in a fixed wall-clock time")
-        print(f"{'fig':<4}{'levels':>6}  {'schedule':<14}{'workers':>7}{'wall s':>7}  {'level-0 steps':>20}  "
-              f"{'finest-level steps':>20}  {'simulated time':>23}  {'Mupd/s':>7}")
+        print(f"{'fig':<4}{'levels':>6}{'nr':>7}{'grain':>6}  {'schedule':<14}{'workers':>7}{'wall s':>7}  "
+              f"{'level-0 steps':>20}  {'finest-level steps':>20}  {'simulated time':>23}  {'Mupd/s':>7}  "
+              f"{'÷ barrier':>9}")
+        same = lambda r: (r['fig'], r['levels'], r['nr'], r['n'], r['workers'], r['wall'])
+        barrier = {same(r): r for r in walls if r['impl'] == 'weft-barrier'}
+        mean_l0 = lambda r: float(r['steps_l0'].split(':')[1])
         for r in walls:
             last = max(int(k[len("steps_l"):]) for k in r if k.startswith("steps_l"))
             l0 = r["steps_l0"].replace(":", "/")
             lf = r[f"steps_l{last}"].replace(":", "/")
             t = "/".join(f"{float(x):.3f}" for x in r["time_reached"].split(":"))
             rate = int(r["calls"]) / float(r["seconds"]) / 1e6
-            print(f"{r['fig']:<4}{r['levels']:>6}  {r['impl']:<14}{r['workers']:>7}{float(r['wall']):>7g}  {l0:>20}  "
-                  f"{lf:>20}  {t:>23}  {rate:>7.2f}")
+            b = barrier.get(same(r))
+            ratio = f"{mean_l0(r) / mean_l0(b):.2f}" if b is not None and r is not b else ""
+            print(f"{r['fig']:<4}{r['levels']:>6}{r['nr']:>7}{r['n']:>6}  {r['impl']:<14}{r['workers']:>7}"
+                  f"{float(r['wall']):>7g}  {l0:>20}  {lf:>20}  {t:>23}  {rate:>7.2f}  {ratio:>9}")
         print("  (steps: min/mean/max over the proper points of the level; simulated time: over the points")
-        print("   of the finest level at each r; Mupd/s: million point updates per second)")
+        print("   of the finest level at each r; Mupd/s: million point updates per second; ÷ barrier: the")
+        print("   mean level-0 steps reached over the barrier schedule's in the same setting)")
         print("Seed: Fig. 5 (2 levels, HPX without barriers, 60/120/180 s): the steps reached form an upward")
         print("  cone with its tip in the finest region, some points several steps ahead of others (L128).")
         print("  Fig. 6 (1 level, 4 processors, 10/60 s): without the barrier more time steps than with it;")

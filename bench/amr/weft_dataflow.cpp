@@ -9,8 +9,8 @@
 // So that a --wall run does not build an unbounded graph, it keeps at most --window coarse
 // steps in flight: before building coarse step m it waits until every level-0 block has
 // finished step m - window (a wait of the builder only; no worker waits). The window
-// bounds how far a point can run ahead of the slowest one; the default is large enough
-// for the cone of the default geometry (see README.md).
+// bounds how far a point can run ahead of the slowest one; the default is small, for
+// the cache's sake (see default_window and README.md).
 //
 // --wall: a task that starts after the deadline returns an empty "skipped" block, and so
 // do the tasks that read one: the graph drains in no time, and every block's last final
@@ -90,7 +90,10 @@ public:
     /// Coarse steps 1 ... count, at most `window` in flight, until the deadline; waits
     /// for the last. Returns the number of tasks.
     std::uint64_t run(unsigned count, unsigned window) {
-        std::deque<weft::future<std::vector<shared_block>>> in_flight;
+        // Each coarse step in flight is a future<void>: when_all's vector of the step's
+        // blocks is dropped as soon as the step is complete, so the window itself keeps
+        // no block's data alive.
+        std::deque<weft::future<void>> in_flight;
         for (unsigned m = 1; m <= count; ++m) {
             if (in_flight.size() >= window) {
                 in_flight.front().wait();
@@ -98,7 +101,8 @@ public:
             }
             if (past_deadline()) break;
             build_seconds_ += wb::time_seconds([&] { step(0, m); });
-            in_flight.push_back(weft::when_all(fin_[0]));
+            in_flight.push_back(weft::when_all(fin_[0]).then(
+                weft::launch::sync, [](weft::future<std::vector<shared_block>> done) { done.get(); }));
         }
         for (const auto& level : fin_)
             for (const auto& b : level) b.wait();
@@ -195,15 +199,14 @@ private:
     double build_seconds_ = 0;
 };
 
-/// Default --window: 64 coarse steps (the level-0 spread seen in --wall runs is a few tens
-/// of steps at most; window_limited= in the result line says when it was reached), fewer
-/// when a coarse step has many tasks (about 10^5 tasks in flight at most), never fewer
-/// than 8.
-unsigned default_window(const amr::hierarchy& h) {
-    std::size_t per_step = 0;
-    for (const auto& l : h.levels) per_step += l.blocks.size() << l.geom.index;
-    return static_cast<unsigned>(std::clamp<std::size_t>(100'000 / std::max<std::size_t>(per_step, 1), 8, 64));
-}
+/// Default --window: 4 coarse steps. A wider window lets the workers run far ahead in one
+/// region (newest ready task first), and the blocks they read are then out of cache: at
+/// 2 workers, on 5,121-20,481 points with grains of 64-1,024, a window of 64 reached
+/// 0.41-0.98 of the barrier schedule's steps, a window of 4 0.65-1.00, and 2 or 8 within a
+/// few percent of 4 (bench/RESULTS.md, 2026-12-07 11:00). The cone of Fig. 5 is still
+/// there: a finer level takes 2^l steps per coarse step, and within a level points still
+/// spread by up to the window.
+constexpr unsigned default_window = 4;
 
 }  // namespace
 
@@ -216,13 +219,12 @@ int main(int argc, char** argv) {
             if (name == "--window") return amr::detail::number_in(name, v, window, 1u, 1'000'000u, "an integer >= 1");
             return false;
         },
-        "  --window=D     coarse steps of task graph in flight (default: 64, fewer for\n"
-        "                 graphs of more than 10^5 tasks in flight, at least 8)\n",
+        "  --window=D     coarse steps of task graph in flight (default: 4)\n",
         false);
     const unsigned workers = rt.num_workers();
     amr::hierarchy h;
     amr::build_hierarchy(p, h);
-    if (window == 0) window = default_window(h);
+    if (window == 0) window = default_window;
 
     // Builds and runs `count` coarse steps (for `wall` seconds if > 0) on a weft task;
     // returns the seconds.
