@@ -72,6 +72,15 @@ bool parse_number(std::string_view text, T& out) {
 
 }  // namespace detail
 
+/// The two options most programs' own parsers share: --workers=N and --reps=N, each an
+/// integer >= 1. True if `name` is one of them and `v` a good value for it; a parser ends
+/// with `return parse_run_option(name, v, o.workers, o.reps);` after its own names.
+inline bool parse_run_option(std::string_view name, std::string_view v, unsigned& workers, unsigned& reps) {
+    if (name == "--workers") return detail::parse_number(v, workers) && workers >= 1;
+    if (name == "--reps") return detail::parse_number(v, reps) && reps >= 1;
+    return false;
+}
+
 /// The command-line loop every benchmark shares: refuses to report from a non-release
 /// build (exit 1, saying why); skips --weft:* (the runtime's); answers --help/-h with
 /// usage(program, 0); passes every other argument, split at its first '=', to
@@ -111,12 +120,10 @@ inline options parse_options(int argc, char** argv, options defaults = {}) {
     options o = defaults;
     parse_command_line(argc, argv, detail::usage, [&](std::string_view name, std::string_view v) {
         using detail::parse_number;
-        if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
         // fib(n+1) must fit the call count in 64 bits; past ~45 a run takes hours anyway.
         if (name == "--n") return parse_number(v, o.n) && o.n <= 90;
         if (name == "--tasks") return parse_number(v, o.tasks) && o.tasks >= 1;
-        if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
-        return false;
+        return parse_run_option(name, v, o.workers, o.reps);
     });
     o.workers = default_workers(o.workers);
     return o;

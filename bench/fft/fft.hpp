@@ -444,9 +444,7 @@ inline options parse_options(int argc, char** argv) {
     parse_command_line(argc, argv, usage, [&](std::string_view name, std::string_view v) {
         using weft::bench::detail::parse_number;
         if (name == "--n") return parse_number(v, o.n) && o.n >= 2 && o.n <= max_n;
-        if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
-        if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
-        return false;
+        return parse_run_option(name, v, o.workers, o.reps);
     });
     o.workers = default_workers(o.workers);
     return o;

@@ -384,9 +384,7 @@ inline options parse_options(int argc, char** argv) {
         using weft::bench::detail::parse_number;
         if (name == "--input") return (o.in = find_input(v)) != nullptr;
         if (name == "--cutoff") return parse_number(v, o.cutoff) && o.cutoff >= 1 && o.cutoff <= max_cells;
-        if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
-        if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
-        return false;
+        return parse_run_option(name, v, o.workers, o.reps);
     });
     o.workers = default_workers(o.workers);
     return o;

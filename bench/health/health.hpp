@@ -479,9 +479,7 @@ inline options parse_options(int argc, char** argv) {
         if (name == "--input") return (o.input = find_class(v)) != nullptr;
         if (name == "--steps") return parse_number(v, o.steps) && o.steps >= 1 && o.steps <= 100000;
         if (name == "--cutoff") return parse_number(v, o.cutoff) && o.cutoff >= 1;
-        if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
-        if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
-        return false;
+        return parse_run_option(name, v, o.workers, o.reps);
     });
     o.workers = default_workers(o.workers);
     return o;

@@ -113,9 +113,7 @@ inline options parse_options(int argc, char** argv) {
         using weft::bench::detail::parse_number;
         if (name == "--n") return parse_number(v, o.n) && o.n >= 1 && o.n <= max_n;
         if (name == "--cutoff") return parse_number(v, o.cutoff) && o.cutoff >= 1;
-        if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
-        if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
-        return false;
+        return parse_run_option(name, v, o.workers, o.reps);
     });
     o.workers = default_workers(o.workers);
     return o;

@@ -333,9 +333,7 @@ inline options parse_options(int argc, char** argv) {
         if (name == "--merge-cutoff") return parse_number(v, o.cut.merge) && o.cut.merge >= 2;
         if (name == "--quick-cutoff") return parse_number(v, o.cut.quick) && o.cut.quick >= 4;
         if (name == "--insertion-cutoff") return parse_number(v, o.cut.insertion) && o.cut.insertion >= 2;
-        if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
-        if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
-        return false;
+        return parse_run_option(name, v, o.workers, o.reps);
     });
     // As BOTS: a cutoff above the array size is the size, an insertion cutoff above the
     // quicksort cutoff is the quicksort cutoff (the result line shows the values used).

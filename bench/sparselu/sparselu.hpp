@@ -414,9 +414,7 @@ inline options parse_options(int argc, char** argv) {
         using weft::bench::detail::parse_number;
         if (name == "--nb") return parse_number(v, o.nb) && o.nb >= 1 && o.nb <= 1000;
         if (name == "--bs") return parse_number(v, o.bs) && o.bs >= 1 && o.bs <= 1000;
-        if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
-        if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
-        return false;
+        return parse_run_option(name, v, o.workers, o.reps);
     });
     o.workers = default_workers(o.workers);
     return o;

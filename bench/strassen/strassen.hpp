@@ -412,9 +412,7 @@ inline options parse_options(int argc, char** argv) {
             }
             return parse_number(v, o.p.depth_cutoff) && o.p.depth_cutoff >= 1;
         }
-        if (name == "--workers") return parse_number(v, o.workers) && o.workers >= 1;
-        if (name == "--reps") return parse_number(v, o.reps) && o.reps >= 1;
-        return false;
+        return parse_run_option(name, v, o.workers, o.reps);
     });
     o.workers = default_workers(o.workers);
     return o;
