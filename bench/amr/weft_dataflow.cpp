@@ -202,10 +202,10 @@ private:
 /// Default --window: 4 coarse steps. A wider window lets the workers run far ahead in one
 /// region (newest ready task first), and the blocks they read are then out of cache: at
 /// 2 workers, on 5,121-20,481 points with grains of 64-1,024, a window of 64 reached
-/// 0.41-0.98 of the barrier schedule's steps, a window of 4 0.65-1.00, and 2 or 8 within a
-/// few percent of 4 (bench/RESULTS.md, 2026-12-07 11:00). The cone of Fig. 5 is still
-/// there: a finer level takes 2^l steps per coarse step, and within a level points still
-/// spread by up to the window.
+/// 0.41-0.98 of the barrier schedule's steps, a window of 4 0.65-1.00; 2 and 8 were each
+/// better in some cells and worse in others (bench/RESULTS.md, "2026-12-07 10:25-11:30",
+/// the AMR window table). The cone of Fig. 5 is still there: a finer level takes 2^l
+/// steps per coarse step, and within a level points still spread by up to the window.
 constexpr unsigned default_window = 4;
 
 }  // namespace
